@@ -1,0 +1,330 @@
+# Makefile - builds, tests and installs Locus (GNU make, hand-written).
+#
+# Why config.mak.autogen: as in git, this Makefile is not generated.
+# ./configure (made from configure.ac by autoconf; not checked in) only finds
+# the compiler, flags, libraries and install paths and writes them as make
+# variables to config.mak.autogen, plus build/config.h and locus.pc.  Every
+# build rule stays here, readable, and dependency detection stays in autoconf.
+# An optional config.mak (never checked in) is read after it for local
+# overrides; variables given on the make command line override both.
+#
+# Nothing needs doing before the first `make`: config.mak.autogen has a rule
+# (tools/install-deps, autoconf, autoheader, ./configure $(CONFIGURE_FLAGS)),
+# and GNU make remakes an included makefile and restarts.  Editing
+# configure.ac re-runs configure with the arguments it was last given.
+#
+# Sources are found by wildcard; adding a file never needs an edit here:
+#   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c -> $(BUILD)/liblocus.a,
+#                                                   $(BUILD)/liblocus.so.0
+#   tests/test_*.c            -> $(BUILD)/tests/test_*  (cmocka, static lib)
+#   examples/*.c              -> $(BUILD)/examples/*
+#   tools/*.c                 -> $(BUILD)/tools/*       (installed in bindir)
+#   benchmarks/*/NAME.c       -> $(BUILD)/bench/NAME
+#   benchmarks/*/NAME_omp.c   -> $(BUILD)/bench/NAME-omp (OpenMP, no liblocus)
+#   man/*.3 man/*.7           -> installed in man3/ man7/
+#
+# One set of rules, parametrised by BUILD (output directory) and SAN
+# (none|asan|tsan, which picks SANFLAGS and the sanitizer options):
+# check-asan and check-tsan re-run make with BUILD=build-asan SAN=asan and
+# BUILD=build-tsan SAN=tsan.  Tests get LOCUS_TEST_SANITIZER=$(SAN) in their
+# environment so that they can shrink their sizes under a sanitizer.
+#
+# Targets:
+#   all (default)  library, tests, examples, tools, benchmarks in $(BUILD)/
+#   lib            only build/liblocus.a, build/liblocus.so{.0,}
+#   check          deps, all, then check-plain, check-asan, check-tsan (all
+#                  three run; fails if any failed); ends with a total line
+#   check-plain    tests (tools/run-tests) + every example once, in build/
+#   check-asan     everything rebuilt in build-asan/ with ASan+UBSan, tests run
+#   check-tsan     everything rebuilt in build-tsan/ with TSan, tests run
+#   demo           deps, all, every example, then
+#                  benchmarks/overhead/compare.sh --quick if it exists
+#   install        lib, header, man pages, locus.pc, tools (DESTDIR, prefix)
+#   uninstall      removes what install installed
+#   deps           tools/install-deps (Debian packages of tools/deps.txt)
+#   clean          removes build*/ (config.h is remade from config.status)
+#   distclean      clean + everything configure and autoconf generated
+#
+# Variables: BUILD, SAN, V=1 (show commands), CONFIGURE_FLAGS (e.g.
+# --with-papi=no), RUN_TESTS_TIMEOUT (seconds per test binary, default 300),
+# DESTDIR, prefix, bindir, libdir, includedir, mandir, CC, CFLAGS, CPPFLAGS,
+# LDFLAGS.
+
+.DEFAULT_GOAL := all
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+# Goals that must work without (and must not trigger) configure.
+NO_CONFIG_GOALS := clean distclean deps
+ifneq ($(filter-out $(NO_CONFIG_GOALS),$(or $(MAKECMDGOALS),all)),)
+include config.mak.autogen
+-include config.mak
+endif
+
+BUILD = build
+SAN = none
+
+SANFLAGS_none =
+SANFLAGS_asan = -fsanitize=address,undefined -fno-omit-frame-pointer -O1
+SANFLAGS_tsan = -fsanitize=thread -O1
+SANFLAGS = $(SANFLAGS_$(SAN))
+
+SANENV_none =
+SANENV_asan = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+SANENV_tsan = TSAN_OPTIONS='halt_on_error=1 second_deadlock_stack=1'
+TEST_ENV = LOCUS_TEST_SANITIZER=$(SAN) $(SANENV_$(SAN))
+SUITE = $(if $(filter none,$(SAN)),plain,$(SAN))
+
+AR ?= ar
+INSTALL = install
+INSTALL_DATA = $(INSTALL) -m 644
+INSTALL_PROGRAM = $(INSTALL) -m 755
+
+ifneq ($(V),1)
+QUIET = @
+QUIET_CC = @echo '   ' CC $@;
+QUIET_LINK = @echo '   ' LINK $@;
+QUIET_AR = @echo '   ' AR $@;
+QUIET_GEN = @echo '   ' GEN $@;
+endif
+
+# ---------------------------------------------------------------- flags
+BASE_CFLAGS = -std=gnu11 -Wall -Wextra -fvisibility=hidden $(PTHREAD_CFLAGS)
+# The internal directories are searched for "..." includes only: with
+# -Isched, sched/sched.h would hide the system <sched.h> (hwloc.h and
+# pthread.h include it), so -iquote stands for -I there.
+INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -Ibuild
+ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS)
+DEPFLAGS = -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS)
+LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(JEMALLOC_LIBS) $(PAPI_LIBS) $(LIKWID_LIBS) \
+	$(PTHREAD_LIBS) -lm $(LIBS)
+TEST_LIBS = $(LIB_LIBS) $(CMOCKA_LIBS)
+BENCH_LIBS = $(LIB_LIBS) $(BLAS_LIBS)
+SONAME = liblocus.so.0
+
+# ---------------------------------------------------------------- sources
+LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c)
+TEST_SRCS := $(wildcard tests/test_*.c)
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+TOOL_SRCS := $(wildcard tools/*.c)
+BENCH_SRCS := $(wildcard benchmarks/*/*.c)
+BENCH_OMP_SRCS := $(filter %_omp.c,$(BENCH_SRCS))
+BENCH_LOCUS_SRCS := $(filter-out %_omp.c,$(BENCH_SRCS))
+MAN3 := $(wildcard man/*.3)
+MAN7 := $(wildcard man/*.7)
+
+LIB_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+LIB_A = $(BUILD)/liblocus.a
+LIB_SO = $(BUILD)/$(SONAME)
+LIB_SO_LINK = $(BUILD)/liblocus.so
+TESTS = $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+EXAMPLES = $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
+TOOLS = $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
+BENCH_LOCUS = $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_LOCUS_SRCS))))
+ifeq ($(HAVE_OPENMP),1)
+BENCH_OMP = $(addprefix $(BUILD)/bench/,$(patsubst %_omp,%-omp,$(basename $(notdir $(BENCH_OMP_SRCS)))))
+endif
+PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP)
+
+# Rebuild everything when the compiler, flags or libraries change.
+FLAGS_TRACK = $(BUILD)/FLAGS.track
+
+.PHONY: all lib check check-plain check-asan check-tsan demo install uninstall \
+	deps clean distclean FORCE _run-tests _run-examples
+
+all: lib $(PROGRAMS)
+
+lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINK)
+
+# ---------------------------------------------------------------- configure
+# configure.ac -> configure (+ config.h.in); configure -> config.mak.autogen,
+# build/config.h, locus.pc.  install-deps runs first so that autoconf,
+# pkg-config and the libraries are there on a fresh machine.
+configure: configure.ac
+	tools/install-deps
+	autoconf
+	autoheader
+	@touch $@
+
+config.mak.autogen: configure config.mak.in locus.pc.in
+	tools/install-deps
+	@if test -f config.status; then \
+		echo './config.status --recheck && ./config.status'; \
+		./config.status --recheck && ./config.status; \
+	else \
+		echo './configure $(CONFIGURE_FLAGS)'; \
+		./configure $(CONFIGURE_FLAGS); \
+	fi
+	@touch $@
+
+# configure (and config.status, when config.mak.autogen is remade) writes
+# these; this rule only brings one back when it is missing, e.g. after
+# `make clean` removed build/.  config.status keeps config.h's timestamp when
+# its contents are unchanged, so nothing is rebuilt needlessly.
+build/config.h locus.pc:
+	$(QUIET)./config.status $@ >/dev/null
+
+config.mak: ;
+
+# ---------------------------------------------------------------- build
+$(FLAGS_TRACK): FORCE
+	@mkdir -p $(@D)
+	@flags='$(subst ','\'',$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(TEST_LIBS) $(BLAS_LIBS) $(OPENMP_CFLAGS))'; \
+	if test x"$$flags" != x"`cat $@ 2>/dev/null`"; then \
+		echo "$$flags" >$@; \
+	fi
+
+$(BUILD)/obj/%.o: %.c $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -fPIC $(DEPFLAGS) -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(QUIET_AR)$(AR) rcs $@ $(LIB_OBJS)
+
+$(LIB_SO): $(LIB_OBJS) liblocus.map
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) -shared -Wl,-soname,$(SONAME) \
+		-Wl,--version-script=liblocus.map -Wl,--no-undefined \
+		-o $@ $(LIB_OBJS) $(ALL_LDFLAGS) $(LIB_LIBS)
+
+$(LIB_SO_LINK): $(LIB_SO)
+	$(QUIET)ln -sf $(SONAME) $@
+
+$(BUILD)/tests/%: tests/%.c $(LIB_A) $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
+		$(LIB_A) $(ALL_LDFLAGS) $(TEST_LIBS)
+
+$(BUILD)/examples/%: examples/%.c $(LIB_A) $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
+		$(LIB_A) $(ALL_LDFLAGS) $(LIB_LIBS)
+
+$(BUILD)/tools/%: tools/%.c $(LIB_A) $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
+		$(LIB_A) $(ALL_LDFLAGS) $(LIB_LIBS)
+
+# A benchmark's source may be in any benchmarks/*/ directory: find it by
+# name.  (The % is kept out of the rule text, where make would put the stem.)
+bench_src = $(firstword $(filter %/$(1).c,$(BENCH_SRCS)))
+.SECONDEXPANSION:
+$(BENCH_LOCUS): $(BUILD)/bench/%: $$(call bench_src,$$*) \
+		$(LIB_A) $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
+		$(LIB_A) $(ALL_LDFLAGS) $(BENCH_LIBS)
+
+# OpenMP baselines: the same kernels without Locus, for comparison.
+$(BENCH_OMP): $(BUILD)/bench/%-omp: $$(call bench_src,$$*_omp) \
+		$(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(OPENMP_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ \
+		-o $@ $< $(ALL_LDFLAGS) $(OPENMP_CFLAGS) $(BLAS_LIBS) -lm
+
+-include $(wildcard $(LIB_OBJS:.o=.d) $(addsuffix .d,$(PROGRAMS)))
+
+# ---------------------------------------------------------------- tests
+# Each suite appends "NAME passed failed skipped" to $(TALLY) (via
+# tools/run-tests) so that `check` can print one total line at the end.
+TALLY = build/check.tally
+
+_run-tests: $(TESTS)
+	@echo '=== tests in $(BUILD)/ (LOCUS_TEST_SANITIZER=$(SAN))'
+	@$(TEST_ENV) RUN_TESTS_LABEL='$(SUITE)' tools/run-tests $(TESTS)
+
+_run-examples: $(EXAMPLES)
+	@echo '=== examples in $(BUILD)/ (smoke run)'
+	@$(TEST_ENV) RUN_TESTS_LABEL='examples' tools/run-tests $(EXAMPLES)
+
+check-plain:
+	@$(MAKE) --no-print-directory BUILD=build SAN=none all
+	@rc=0; \
+	$(MAKE) --no-print-directory BUILD=build SAN=none _run-tests || rc=1; \
+	$(MAKE) --no-print-directory BUILD=build SAN=none _run-examples || rc=1; \
+	exit $$rc
+
+check-asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=asan all
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=asan _run-tests
+
+check-tsan:
+	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=tsan all
+	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=tsan _run-tests
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@mkdir -p build; rm -f $(TALLY); rc=0; \
+	for suite in check-plain check-asan check-tsan; do \
+		RUN_TESTS_TALLY=$(CURDIR)/$(TALLY) $(MAKE) --no-print-directory $$suite || { \
+			rc=1; echo "$$suite: FAILED"; }; \
+	done; \
+	echo '=== check summary'; \
+	test -f $(TALLY) && sed 's/^\([^ ]*\) \([0-9]*\) \([0-9]*\) \([0-9]*\)$$/  \1: \2 passed, \3 failed, \4 skipped/' $(TALLY); \
+	test -f $(TALLY) && awk '{ p += $$2; f += $$3; s += $$4 } \
+		END { printf "total: %d passed, %d failed, %d skipped\n", p, f, s }' $(TALLY); \
+	exit $$rc
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@set -e; for e in $(EXAMPLES); do echo "=== $$e"; $$e; done
+	@if test -x benchmarks/overhead/compare.sh; then \
+		echo '=== benchmarks/overhead/compare.sh --quick'; \
+		benchmarks/overhead/compare.sh --quick; \
+	elif test -f benchmarks/overhead/compare.sh; then \
+		echo '=== benchmarks/overhead/compare.sh --quick'; \
+		bash benchmarks/overhead/compare.sh --quick; \
+	fi
+
+deps:
+	@tools/install-deps
+
+# ---------------------------------------------------------------- install
+# locus.pc gets the make-time paths, so `make install prefix=...` is right
+# even when configure was given another prefix.
+install: lib $(TOOLS) locus.pc
+	$(INSTALL) -d '$(DESTDIR)$(libdir)/pkgconfig' '$(DESTDIR)$(includedir)'
+	$(INSTALL_DATA) $(LIB_A) '$(DESTDIR)$(libdir)/'
+	$(INSTALL_PROGRAM) $(LIB_SO) '$(DESTDIR)$(libdir)/'
+	ln -sf $(SONAME) '$(DESTDIR)$(libdir)/liblocus.so'
+	$(INSTALL_DATA) include/locus.h '$(DESTDIR)$(includedir)/'
+	sed -e 's|^prefix=.*|prefix=$(prefix)|' \
+	    -e 's|^exec_prefix=.*|exec_prefix=$(exec_prefix)|' \
+	    -e 's|^libdir=.*|libdir=$(libdir)|' \
+	    -e 's|^includedir=.*|includedir=$(includedir)|' \
+	    locus.pc >'$(DESTDIR)$(libdir)/pkgconfig/locus.pc'
+	chmod 644 '$(DESTDIR)$(libdir)/pkgconfig/locus.pc'
+ifneq ($(MAN3),)
+	$(INSTALL) -d '$(DESTDIR)$(mandir)/man3'
+	$(INSTALL_DATA) $(MAN3) '$(DESTDIR)$(mandir)/man3/'
+endif
+ifneq ($(MAN7),)
+	$(INSTALL) -d '$(DESTDIR)$(mandir)/man7'
+	$(INSTALL_DATA) $(MAN7) '$(DESTDIR)$(mandir)/man7/'
+endif
+ifneq ($(TOOLS),)
+	$(INSTALL) -d '$(DESTDIR)$(bindir)'
+	$(INSTALL_PROGRAM) $(TOOLS) '$(DESTDIR)$(bindir)/'
+endif
+
+uninstall:
+	rm -f '$(DESTDIR)$(libdir)/liblocus.a' '$(DESTDIR)$(libdir)/$(SONAME)' \
+	      '$(DESTDIR)$(libdir)/liblocus.so' '$(DESTDIR)$(libdir)/pkgconfig/locus.pc' \
+	      '$(DESTDIR)$(includedir)/locus.h'
+	@for f in $(notdir $(MAN3)); do rm -f "$(DESTDIR)$(mandir)/man3/$$f"; done
+	@for f in $(notdir $(MAN7)); do rm -f "$(DESTDIR)$(mandir)/man7/$$f"; done
+	@for f in $(notdir $(TOOLS)); do rm -f "$(DESTDIR)$(bindir)/$$f"; done
+
+# ---------------------------------------------------------------- clean
+clean:
+	rm -rf build build-asan build-tsan
+
+distclean: clean
+	rm -rf config.mak.autogen config.status config.log configure config.h.in \
+	       config.h.in~ locus.pc autom4te.cache
+
+FORCE:

@@ -1,0 +1,89 @@
+/*
+ * taskpool.c - the slow paths of the task descriptor pools: refilling an
+ * empty worker list from the global batch stack or a new slab, and
+ * spilling a long list back to the global stack.
+ */
+#include "taskpool.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "mem.h"
+#include "task.h"
+
+struct lc_task_slab {
+    struct lc_task_slab *next;
+    _Alignas(64) struct lc_task tasks[LC_POOL_SLAB];
+};
+
+int lc_taskpool_global_init(struct lc_taskpool_global *g)
+{
+    memset(g, 0, sizeof *g);
+    return -pthread_mutex_init(&g->lock, NULL);
+}
+
+void lc_taskpool_global_fini(struct lc_taskpool_global *g)
+{
+    struct lc_task_slab *s = g->slabs, *n;
+    for (; s; s = n) {
+        n = s->next;
+        lc_mem_free(s, sizeof *s);
+    }
+    lc_mem_free(g->batches, g->cap * sizeof *g->batches);
+    pthread_mutex_destroy(&g->lock);
+    memset(g, 0, sizeof *g);
+}
+
+struct lc_task *lc_taskpool_refill(struct lc_taskpool *p, struct lc_taskpool_global *g)
+{
+    struct lc_task *chain = NULL;
+    unsigned n = 0;
+
+    pthread_mutex_lock(&g->lock);
+    if (g->nbatches) {
+        chain = g->batches[--g->nbatches];
+        n = LC_POOL_BATCH;
+    } else {
+        struct lc_task_slab *s = lc_mem_alloc(sizeof *s, 64);
+        if (s) {
+            s->next = g->slabs;
+            g->slabs = s;
+            for (unsigned i = 0; i < LC_POOL_SLAB; i++) {
+                s->tasks[i].pool_next = chain;
+                chain = &s->tasks[i];
+            }
+            n = LC_POOL_SLAB;
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    if (!chain)
+        return NULL;
+    p->head = chain->pool_next;
+    p->count += n - 1;
+    return chain;
+}
+
+void lc_taskpool_spill(struct lc_taskpool *p, struct lc_taskpool_global *g)
+{
+    struct lc_task *head = p->head, *t = head;
+    for (unsigned i = 1; i < LC_POOL_BATCH; i++)
+        t = t->pool_next;
+
+    pthread_mutex_lock(&g->lock);
+    if (g->nbatches == g->cap) {
+        unsigned ncap = g->cap ? 2 * g->cap : 16;
+        struct lc_task **nb = lc_mem_realloc(g->batches, g->cap * sizeof *nb, ncap * sizeof *nb);
+        if (!nb) {
+            /* keep the descriptors on the local list: a longer list, nothing lost */
+            pthread_mutex_unlock(&g->lock);
+            return;
+        }
+        g->batches = nb;
+        g->cap = ncap;
+    }
+    p->head = t->pool_next;
+    p->count -= LC_POOL_BATCH;
+    t->pool_next = NULL;
+    g->batches[g->nbatches++] = head;
+    pthread_mutex_unlock(&g->lock);
+}

@@ -1,0 +1,65 @@
+/*
+ * taskpool.h - task descriptors come from per-worker free lists: allocation
+ * and release are a pointer pop/push on the calling worker's own list.
+ * Descriptors freed on one worker and needed on another travel in batches
+ * through a small global stack, so a producer/consumer pair of workers does
+ * not grow one list without bound while the other allocates fresh slabs.
+ * Descriptors are type-stable: slabs go back to jemalloc only at
+ * lc_taskpool_global_fini() (task.h says why that matters).
+ */
+#ifndef LC_TASKPOOL_H
+#define LC_TASKPOOL_H
+
+#include <pthread.h>
+
+#define LC_POOL_BATCH 64
+#define LC_POOL_SLAB 64
+
+struct lc_task;
+struct lc_task_slab;
+
+struct lc_taskpool {
+    struct lc_task *head;
+    unsigned count;
+};
+
+struct lc_taskpool_global {
+    pthread_mutex_t lock;
+    struct lc_task **batches;    /* heads of chains of LC_POOL_BATCH descriptors */
+    unsigned nbatches, cap;
+    struct lc_task_slab *slabs;  /* everything ever allocated, freed at fini */
+};
+
+int lc_taskpool_global_init(struct lc_taskpool_global *g);
+void lc_taskpool_global_fini(struct lc_taskpool_global *g);
+
+/* Returns an uninitialised descriptor, or NULL when memory is exhausted. */
+struct lc_task *lc_taskpool_refill(struct lc_taskpool *p, struct lc_taskpool_global *g);
+void lc_taskpool_spill(struct lc_taskpool *p, struct lc_taskpool_global *g);
+
+static inline struct lc_task *lc_task_alloc(struct lc_taskpool *p, struct lc_taskpool_global *g);
+static inline void lc_task_release(struct lc_taskpool *p, struct lc_taskpool_global *g,
+                                   struct lc_task *t);
+
+#include "task.h"
+
+static inline struct lc_task *lc_task_alloc(struct lc_taskpool *p, struct lc_taskpool_global *g)
+{
+    struct lc_task *t = p->head;
+    if (__builtin_expect(t == NULL, 0))
+        return lc_taskpool_refill(p, g);
+    p->head = t->pool_next;
+    p->count--;
+    return t;
+}
+
+static inline void lc_task_release(struct lc_taskpool *p, struct lc_taskpool_global *g,
+                                   struct lc_task *t)
+{
+    t->pool_next = p->head;
+    p->head = t;
+    if (__builtin_expect(++p->count > 4 * LC_POOL_BATCH, 0))
+        lc_taskpool_spill(p, g);
+}
+
+#endif /* LC_TASKPOOL_H */

@@ -1,0 +1,132 @@
+/*
+ * locus.h - the public interface of Locus, a NUMA-aware dependency-tracking
+ * task runtime.  This is the only header a program needs.
+ *
+ * Error rule (for every function below unless its comment says otherwise):
+ * functions return 0 (or a non-negative value) on success and a negative errno
+ * value on failure; locus_strerror() turns such a value into text and
+ * locus_error_message() gives the detailed message of the calling thread's
+ * last failure.  The library never exits or aborts the process on a user
+ * error.
+ */
+#ifndef LOCUS_H
+#define LOCUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define LOCUS_API __attribute__((visibility("default")))
+#else
+#define LOCUS_API
+#endif
+
+/** API version: major * 10000 + minor * 100 + patch. */
+#define LOCUS_API_VERSION 100  /* 0.1.0 */
+
+/** How a task accesses a dependency's bytes. */
+typedef enum locus_access {
+    LOCUS_ACCESS_IN = 1,        /**< reads the bytes */
+    LOCUS_ACCESS_OUT = 2,       /**< writes the bytes (treated as in-out for ordering) */
+    LOCUS_ACCESS_INOUT = 3,     /**< reads and writes the bytes */
+    LOCUS_ACCESS_CONCURRENT = 4 /**< writes that commute with each other (OpenMP inoutset) */
+} locus_access_t;
+
+/** One dependency: the byte range [addr, addr + size) and how it is accessed. */
+typedef struct locus_dep {
+    const void *addr;
+    size_t size;
+    locus_access_t access;
+} locus_dep_t;
+
+#define LOCUS_IN(ptr, bytes)         ((locus_dep_t){ (const void *)(ptr), (size_t)(bytes), LOCUS_ACCESS_IN })
+#define LOCUS_OUT(ptr, bytes)        ((locus_dep_t){ (const void *)(ptr), (size_t)(bytes), LOCUS_ACCESS_OUT })
+#define LOCUS_INOUT(ptr, bytes)      ((locus_dep_t){ (const void *)(ptr), (size_t)(bytes), LOCUS_ACCESS_INOUT })
+#define LOCUS_CONCURRENT(ptr, bytes) ((locus_dep_t){ (const void *)(ptr), (size_t)(bytes), LOCUS_ACCESS_CONCURRENT })
+
+/** The body of a task. */
+typedef void (*locus_task_fn)(void *arg);
+
+/** Returns LOCUS_API_VERSION of the library actually linked. */
+LOCUS_API unsigned locus_get_api_version(void);
+
+/**
+ * Starts the runtime: reads every LOCUS_* environment variable, discovers the
+ * topology, starts the workers.  The calling thread becomes worker 0.
+ * Returns 0, -EINVAL for a bad LOCUS_* value (the message names the variable,
+ * the value and what is accepted; it is also printed on stderr), -EALREADY if
+ * already initialised, -ENOMEM, or another negative errno.
+ */
+LOCUS_API int locus_init(void);
+
+/**
+ * Waits for every task, joins the workers and frees everything.  Must be
+ * called by the thread that called locus_init(), outside any task
+ * (-EDEADLK from inside a task).  Afterwards locus_init() may be called again.
+ */
+LOCUS_API int locus_finalize(void);
+
+/**
+ * Creates a child task of the calling task (or of the program's implicit
+ * root task on the initial thread).  fn(arg) runs once every earlier sibling
+ * whose dependencies conflict with deps has completed; a task is complete when
+ * its body has returned and all its children are complete.
+ * arg_size > 0: arg_size bytes at arg are copied now and fn gets the copy;
+ * arg_size == 0: fn gets arg as it is.
+ * Returns 0; -EINVAL for NULL fn, NULL deps with ndeps > 0, a dependency with
+ * NULL address, size 0, a range past the end of the address space or an
+ * unknown access mode; -EPERM before locus_init() or after locus_finalize();
+ * -ENOTSUP from a thread that is not a Locus worker; -ENOMEM.  On error
+ * nothing was created and nothing changed.
+ */
+LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
+                          const locus_dep_t *deps, size_t ndeps);
+
+/**
+ * locus_task(fn, arg, arg_size, dep, dep, ...): locus_spawn() with the
+ * dependencies written inline, e.g.
+ *   locus_task(scale, &a, sizeof a, LOCUS_IN(x, n), LOCUS_INOUT(y, n));
+ */
+#define locus_task(fn, arg, arg_size, ...)                                          \
+    locus_spawn((fn), (arg), (arg_size),                                            \
+                (const locus_dep_t[]){ { 0, 0, LOCUS_ACCESS_IN }, __VA_ARGS__ } + 1, \
+                sizeof((const locus_dep_t[]){ { 0, 0, LOCUS_ACCESS_IN }, __VA_ARGS__ }) \
+                        / sizeof(locus_dep_t) - 1)
+
+/**
+ * Waits until every child of the calling task is complete; the calling
+ * thread runs other tasks meanwhile.  Returns 0 or -EPERM/-ENOTSUP as
+ * locus_spawn().
+ */
+LOCUS_API int locus_taskwait(void);
+
+/** Number of workers (the initial thread included); -EPERM if not running. */
+LOCUS_API int locus_num_workers(void);
+
+/** 0..n-1 on workers and on the initial thread, -1 on any other thread. */
+LOCUS_API int locus_worker_id(void);
+
+/** Number of NUMA nodes the runtime schedules over; -EPERM if not running. */
+LOCUS_API int locus_num_nodes(void);
+
+/** NUMA node of the calling worker; -1 on a thread that is not a worker. */
+LOCUS_API int locus_worker_node(void);
+
+/** Text for a negative errno value returned by Locus (never NULL). */
+LOCUS_API const char *locus_strerror(int err);
+
+/**
+ * The detailed message of the last failure of a Locus call on this thread
+ * (e.g. "LOCUS_THREADS='abc': expected an integer in 1..4096"), or "" if none.
+ */
+LOCUS_API const char *locus_error_message(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOCUS_H */

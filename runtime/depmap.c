@@ -1,0 +1,539 @@
+/*
+ * depmap.c - a parent's dependency map (see depmap.h for the model).
+ * Ordering rules applied to each segment, for a new access by task t:
+ *   writer (OUT/INOUT): waits for the current group; becomes the group.
+ *   reader (IN) / concurrent (CONCURRENT): if the current group is of the
+ *     same kind, t joins it and waits for the group before it; otherwise t
+ *     waits for the current group and starts a new group of its kind.
+ * Completed tasks impose nothing (lc_edge_link skips them), and groups drop
+ * them when they fill up, so memory follows the tasks still in flight.
+ * The ordered index is a treap: C. R. Aragon and R. Seidel, "Randomized
+ * search trees", FOCS 1989.
+ */
+#include "depmap.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "edge.h"
+#include "mem.h"
+#include "runtime.h"
+#include "task.h"
+
+enum { G_NONE = 0, G_WRITE, G_READ, G_CONC };
+
+struct lc_group {
+    uint32_t n, cap;
+    struct lc_task **v;          /* inl, or a heap block of cap entries */
+    struct lc_task *inl[2];
+};
+
+struct lc_seg {
+    uintptr_t lo, hi;            /* [lo, hi) */
+    struct lc_seg *hnext;        /* hash chain; free-list link when recycled */
+    struct lc_seg *left, *right; /* treap by lo */
+    uint32_t prio;
+    uint8_t kind;                /* G_* of cur */
+    struct lc_group cur, prev;
+};
+
+struct lc_depmap {
+    struct lc_seg **buckets;
+    unsigned shift;              /* 64 - log2(number of buckets) */
+    size_t nbuckets;
+    size_t nsegs;
+    size_t sweep_at;
+    struct lc_seg *root;
+    struct lc_seg *free_segs;
+    uint64_t rng;
+};
+
+#define LC_MAP_INIT_BITS 6
+#define LC_MAP_SWEEP_MIN 4096
+
+/* ---- task references held by the map ---------------------------------- */
+
+static inline void map_ref(struct lc_task *t)
+{
+    t->maprefs++;
+}
+
+static inline void map_unref(struct lc_worker *w, struct lc_task *t)
+{
+    if (--t->maprefs == 0)
+        lc_task_unmapped(w, t);
+}
+
+/* ---- groups ------------------------------------------------------------ */
+
+static inline void group_init(struct lc_group *g)
+{
+    g->n = 0;
+    g->cap = 2;
+    g->v = g->inl;
+}
+
+static void group_release(struct lc_worker *w, struct lc_group *g)
+{
+    for (uint32_t i = 0; i < g->n; i++)
+        map_unref(w, g->v[i]);
+    if (g->v != g->inl)
+        lc_mem_free(g->v, g->cap * sizeof *g->v);
+    group_init(g);
+}
+
+/* Moves src into dst (dst must be empty); src becomes empty. */
+static void group_move(struct lc_group *dst, struct lc_group *src)
+{
+    *dst = *src;
+    if (src->v == src->inl)
+        dst->v = dst->inl;
+    group_init(src);
+}
+
+/* Drops completed members: they order nothing any more. */
+static void group_compact(struct lc_worker *w, struct lc_group *g)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < g->n; i++) {
+        if (lc_task_is_complete(g->v[i]))
+            map_unref(w, g->v[i]);
+        else
+            g->v[k++] = g->v[i];
+    }
+    g->n = k;
+}
+
+/* Makes room for one more member; 0 or -ENOMEM (group unchanged). */
+static int group_reserve_one(struct lc_worker *w, struct lc_group *g)
+{
+    if (g->n < g->cap)
+        return 0;
+    group_compact(w, g);
+    if (g->n <= g->cap / 2)
+        return 0;   /* grow otherwise, or a nearly full group compacts at every join */
+    uint32_t ncap = g->cap * 2;
+    struct lc_task **nv = lc_mem_alloc(ncap * sizeof *nv, 0);
+    if (!nv)
+        return -ENOMEM;
+    memcpy(nv, g->v, g->n * sizeof *nv);
+    if (g->v != g->inl)
+        lc_mem_free(g->v, g->cap * sizeof *g->v);
+    g->v = nv;
+    g->cap = ncap;
+    return 0;
+}
+
+/* dst (empty) gets its own references to src's members; 0 or -ENOMEM. */
+static int group_copy(struct lc_group *dst, const struct lc_group *src)
+{
+    group_init(dst);
+    if (src->n > dst->cap) {
+        dst->v = lc_mem_alloc(src->n * sizeof *dst->v, 0);
+        if (!dst->v) {
+            group_init(dst);
+            return -ENOMEM;
+        }
+        dst->cap = src->n;
+    }
+    for (uint32_t i = 0; i < src->n; i++) {
+        dst->v[i] = src->v[i];
+        map_ref(src->v[i]);
+    }
+    dst->n = src->n;
+    return 0;
+}
+
+static int group_all_complete(const struct lc_group *g)
+{
+    for (uint32_t i = 0; i < g->n; i++)
+        if (!lc_task_is_complete(g->v[i]))
+            return 0;
+    return 1;
+}
+
+/* Links t behind every member of g; adds the edges made to *nlinked. */
+static int group_link(const struct lc_group *g, struct lc_task *t, uint32_t *nlinked)
+{
+    for (uint32_t i = 0; i < g->n; i++) {
+        int r = lc_edge_link(t, g->v[i]);
+        if (r < 0)
+            return r;
+        *nlinked += (uint32_t)r;
+    }
+    return 0;
+}
+
+/* ---- ordered index (treap keyed by lo) --------------------------------- */
+
+static struct lc_seg *rot_right(struct lc_seg *r)
+{
+    struct lc_seg *l = r->left;
+    r->left = l->right;
+    l->right = r;
+    return l;
+}
+
+static struct lc_seg *rot_left(struct lc_seg *r)
+{
+    struct lc_seg *x = r->right;
+    r->right = x->left;
+    x->left = r;
+    return x;
+}
+
+static struct lc_seg *treap_insert(struct lc_seg *root, struct lc_seg *n)
+{
+    if (!root)
+        return n;
+    if (n->lo < root->lo) {
+        root->left = treap_insert(root->left, n);
+        if (root->left->prio > root->prio)
+            root = rot_right(root);
+    } else {
+        root->right = treap_insert(root->right, n);
+        if (root->right->prio > root->prio)
+            root = rot_left(root);
+    }
+    return root;
+}
+
+static struct lc_seg *treap_merge(struct lc_seg *a, struct lc_seg *b)
+{
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    if (a->prio > b->prio) {
+        a->right = treap_merge(a->right, b);
+        return a;
+    }
+    b->left = treap_merge(a, b->left);
+    return b;
+}
+
+static struct lc_seg *treap_erase(struct lc_seg *root, uintptr_t lo)
+{
+    if (!root)
+        return NULL;
+    if (lo < root->lo)
+        root->left = treap_erase(root->left, lo);
+    else if (lo > root->lo)
+        root->right = treap_erase(root->right, lo);
+    else
+        return treap_merge(root->left, root->right);
+    return root;
+}
+
+/* The segment with the largest lo <= x. */
+static struct lc_seg *treap_floor(struct lc_seg *n, uintptr_t x)
+{
+    struct lc_seg *best = NULL;
+    while (n) {
+        if (n->lo <= x) {
+            best = n;
+            n = n->right;
+        } else {
+            n = n->left;
+        }
+    }
+    return best;
+}
+
+/* The segment with the smallest lo >= x. */
+static struct lc_seg *treap_ceil(struct lc_seg *n, uintptr_t x)
+{
+    struct lc_seg *best = NULL;
+    while (n) {
+        if (n->lo >= x) {
+            best = n;
+            n = n->left;
+        } else {
+            n = n->right;
+        }
+    }
+    return best;
+}
+
+/* ---- hash by lo ---------------------------------------------------------- */
+
+static inline size_t hash_of(const struct lc_depmap *m, uintptr_t lo)
+{
+    return (size_t)(((uint64_t)lo * 0x9E3779B97F4A7C15ull) >> m->shift);
+}
+
+static inline struct lc_seg *hash_find(const struct lc_depmap *m, uintptr_t lo)
+{
+    struct lc_seg *s = m->buckets[hash_of(m, lo)];
+    while (s && s->lo != lo)
+        s = s->hnext;
+    return s;
+}
+
+static void hash_grow(struct lc_depmap *m)
+{
+    size_t nb = m->nbuckets * 2;
+    struct lc_seg **b = lc_mem_calloc(nb, sizeof *b);
+    if (!b)
+        return;   /* longer chains, still correct */
+    struct lc_seg **old = m->buckets;
+    size_t onb = m->nbuckets;
+    m->buckets = b;
+    m->nbuckets = nb;
+    m->shift--;
+    for (size_t i = 0; i < onb; i++) {
+        struct lc_seg *s = old[i], *n;
+        for (; s; s = n) {
+            n = s->hnext;
+            size_t h = hash_of(m, s->lo);
+            s->hnext = b[h];
+            b[h] = s;
+        }
+    }
+    lc_mem_free(old, onb * sizeof *old);
+}
+
+static void hash_remove(struct lc_depmap *m, struct lc_seg *s)
+{
+    struct lc_seg **p = &m->buckets[hash_of(m, s->lo)];
+    while (*p != s)
+        p = &(*p)->hnext;
+    *p = s->hnext;
+}
+
+/* ---- segments ---------------------------------------------------------- */
+
+static uint32_t next_prio(struct lc_depmap *m)
+{
+    /* xorshift64: priorities only need to look random to the treap */
+    uint64_t x = m->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    m->rng = x;
+    return (uint32_t)(x >> 32);
+}
+
+static struct lc_seg *seg_alloc(struct lc_depmap *m)
+{
+    struct lc_seg *s = m->free_segs;
+    if (s)
+        m->free_segs = s->hnext;
+    else if (!(s = lc_mem_alloc(sizeof *s, 0)))
+        return NULL;
+    return s;
+}
+
+/* Links a prepared segment into hash and treap. */
+static void seg_insert(struct lc_depmap *m, struct lc_seg *s)
+{
+    size_t h = hash_of(m, s->lo);
+    s->hnext = m->buckets[h];
+    m->buckets[h] = s;
+    s->left = s->right = NULL;
+    s->prio = next_prio(m);
+    m->root = treap_insert(m->root, s);
+    if (++m->nsegs > 2 * m->nbuckets)
+        hash_grow(m);
+}
+
+static struct lc_seg *seg_new(struct lc_depmap *m, uintptr_t lo, uintptr_t hi)
+{
+    struct lc_seg *s = seg_alloc(m);
+    if (!s)
+        return NULL;
+    s->lo = lo;
+    s->hi = hi;
+    s->kind = G_NONE;
+    group_init(&s->cur);
+    group_init(&s->prev);
+    seg_insert(m, s);
+    return s;
+}
+
+static void seg_delete(struct lc_worker *w, struct lc_depmap *m, struct lc_seg *s)
+{
+    hash_remove(m, s);
+    m->root = treap_erase(m->root, s->lo);
+    group_release(w, &s->cur);
+    group_release(w, &s->prev);
+    m->nsegs--;
+    s->hnext = m->free_segs;
+    m->free_segs = s;
+}
+
+/* Cuts s at x (s->lo < x < s->hi): s keeps [lo, x), the result is [x, hi). */
+static struct lc_seg *seg_split(struct lc_depmap *m, struct lc_seg *s, uintptr_t x)
+{
+    struct lc_seg *r = seg_alloc(m);
+    if (!r)
+        return NULL;
+    if (group_copy(&r->cur, &s->cur) < 0)
+        goto fail;
+    if (group_copy(&r->prev, &s->prev) < 0) {
+        for (uint32_t i = 0; i < r->cur.n; i++)
+            r->cur.v[i]->maprefs--;   /* cannot reach 0: s still holds them */
+        if (r->cur.v != r->cur.inl)
+            lc_mem_free(r->cur.v, r->cur.cap * sizeof *r->cur.v);
+        goto fail;
+    }
+    r->lo = x;
+    r->hi = s->hi;
+    r->kind = s->kind;
+    s->hi = x;
+    seg_insert(m, r);
+    return r;
+fail:
+    r->hnext = m->free_segs;
+    m->free_segs = r;
+    return NULL;
+}
+
+/* Applies t's access of kind mode to segment s (rules at the top). */
+static int seg_access(struct lc_worker *w, struct lc_seg *s, struct lc_task *t,
+                      locus_access_t mode, uint32_t *nlinked)
+{
+    int kind = mode == LOCUS_ACCESS_IN ? G_READ
+             : mode == LOCUS_ACCESS_CONCURRENT ? G_CONC : G_WRITE;
+    int r;
+
+    if (kind != G_WRITE && s->kind == kind) {
+        if ((r = group_reserve_one(w, &s->cur)) < 0)
+            return r;
+        if ((r = group_link(&s->prev, t, nlinked)) < 0)
+            return r;
+        map_ref(t);
+        s->cur.v[s->cur.n++] = t;
+        return 0;
+    }
+    if ((r = group_link(&s->cur, t, nlinked)) < 0)
+        return r;
+    map_ref(t);   /* before the releases: t may already be a member */
+    group_release(w, &s->prev);
+    if (kind == G_WRITE)
+        group_release(w, &s->cur);   /* readers wait for the writer before them */
+    else
+        group_move(&s->prev, &s->cur);
+    s->cur.v[0] = t;
+    s->cur.n = 1;
+    s->kind = (uint8_t)kind;
+    return 0;
+}
+
+/* The general path: [lo, hi) is not exactly one segment. */
+static int access_range(struct lc_worker *w, struct lc_depmap *m, struct lc_task *t,
+                        uintptr_t lo, uintptr_t hi, locus_access_t mode, uint32_t *nlinked)
+{
+    struct lc_seg *s = treap_floor(m->root, lo);
+    uintptr_t pos = lo;
+    int r;
+
+    if (s && s->lo < lo && s->hi > lo && !seg_split(m, s, lo))
+        return -ENOMEM;
+    while (pos < hi) {
+        s = hash_find(m, pos);
+        if (s) {
+            if (s->hi > hi && !seg_split(m, s, hi))
+                return -ENOMEM;
+        } else {
+            struct lc_seg *n = treap_ceil(m->root, pos);
+            uintptr_t end = (n && n->lo < hi) ? n->lo : hi;
+            if (!(s = seg_new(m, pos, end)))
+                return -ENOMEM;
+        }
+        if ((r = seg_access(w, s, t, mode, nlinked)) < 0)
+            return r;
+        pos = s->hi;
+    }
+    return 0;
+}
+
+/* Drops segments whose every task is complete. */
+static void sweep(struct lc_worker *w, struct lc_depmap *m)
+{
+    for (size_t i = 0; i < m->nbuckets; i++) {
+        struct lc_seg *s = m->buckets[i], *n;
+        for (; s; s = n) {
+            n = s->hnext;
+            if (group_all_complete(&s->cur) && group_all_complete(&s->prev))
+                seg_delete(w, m, s);
+        }
+    }
+    m->sweep_at = m->nsegs * 2 > LC_MAP_SWEEP_MIN ? m->nsegs * 2 : LC_MAP_SWEEP_MIN;
+}
+
+/* ---- interface ----------------------------------------------------------- */
+
+struct lc_depmap *lc_depmap_create(void)
+{
+    struct lc_depmap *m = lc_mem_calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->nbuckets = (size_t)1 << LC_MAP_INIT_BITS;
+    m->shift = 64 - LC_MAP_INIT_BITS;
+    m->buckets = lc_mem_calloc(m->nbuckets, sizeof *m->buckets);
+    if (!m->buckets) {
+        lc_mem_free(m, sizeof *m);
+        return NULL;
+    }
+    m->sweep_at = LC_MAP_SWEEP_MIN;
+    m->rng = 0x2545F4914F6CDD1Dull ^ (uintptr_t)m;
+    return m;
+}
+
+int lc_depmap_register(struct lc_worker *w, struct lc_depmap *m, struct lc_task *t,
+                       const locus_dep_t *deps, size_t ndeps, uint32_t *nlinked)
+{
+    int r = 0;
+
+    *nlinked = 0;
+    for (size_t i = 0; i < ndeps; i++) {
+        uintptr_t lo = (uintptr_t)deps[i].addr, hi = lo + deps[i].size;
+        struct lc_seg *s = hash_find(m, lo);
+        if (__builtin_expect(s && s->hi == hi, 1))
+            r = seg_access(w, s, t, deps[i].access, nlinked);
+        else
+            r = access_range(w, m, t, lo, hi, deps[i].access, nlinked);
+        if (r < 0)
+            return r;
+    }
+    if (m->nsegs > m->sweep_at)
+        sweep(w, m);
+    return 0;
+}
+
+void lc_depmap_clear(struct lc_worker *w, struct lc_depmap *m)
+{
+    if (!m->nsegs)
+        return;
+    for (size_t i = 0; i < m->nbuckets; i++) {
+        struct lc_seg *s = m->buckets[i], *n;
+        for (; s; s = n) {
+            n = s->hnext;
+            group_release(w, &s->cur);
+            group_release(w, &s->prev);
+            s->hnext = m->free_segs;
+            m->free_segs = s;
+        }
+        m->buckets[i] = NULL;
+    }
+    m->root = NULL;
+    m->nsegs = 0;
+}
+
+void lc_depmap_destroy(struct lc_worker *w, struct lc_depmap *m)
+{
+    lc_depmap_clear(w, m);
+    struct lc_seg *s = m->free_segs, *n;
+    for (; s; s = n) {
+        n = s->hnext;
+        lc_mem_free(s, sizeof *s);
+    }
+    lc_mem_free(m->buckets, m->nbuckets * sizeof *m->buckets);
+    lc_mem_free(m, sizeof *m);
+}
+
+size_t lc_depmap_segments(const struct lc_depmap *m)
+{
+    return m->nsegs;
+}

@@ -1,0 +1,158 @@
+/*
+ * deque.h - Chase-Lev work-stealing deque of pointers.
+ * Algorithm: D. Chase and Y. Lev, "Dynamic circular work-stealing deque",
+ * SPAA'05, with the C11 memory orders of N. M. Le, A. Pop, A. Cohen and
+ * F. Zappa Nardelli, "Correct and efficient work-stealing for weak memory
+ * models", PPoPP'13.  Signed 64-bit indices.  The owner pushes and pops at
+ * the bottom; any thread steals at the top.  Grown buffers are kept on a
+ * retired list until lc_deque_destroy(), so a thief never reads freed memory.
+ *
+ * The owner's push and pop are inline here (they run once per task); growth,
+ * steal, init and destroy are out of line in deque.c.  Items are non-NULL
+ * pointers: NULL is the "nothing" answer of pop and steal.
+ *
+ * ThreadSanitizer does not model standalone atomic_thread_fence, so under
+ * TSan (LC_DEQUE_TSAN) each fence is replaced by stronger orders on the index
+ * accesses around it: the release fence in push becomes a release store of
+ * bottom, and each seq_cst fence becomes seq_cst on the index store/loads it
+ * separates.  That is the all-seq_cst Chase-Lev, correct but slower on weak
+ * hardware; the normal build keeps the paper's fences.
+ */
+#ifndef LC_DEQUE_H
+#define LC_DEQUE_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LC_CACHELINE 64
+
+#if defined(__SANITIZE_THREAD__)
+#define LC_DEQUE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define LC_DEQUE_TSAN 1
+#endif
+#endif
+#ifndef LC_DEQUE_TSAN
+#define LC_DEQUE_TSAN 0
+#endif
+
+struct lc_deque_buf {
+    int64_t mask;                      /* capacity - 1, capacity a power of two */
+    struct lc_deque_buf *retired;      /* older buffer kept alive for thieves */
+    _Atomic(void *) slot[];
+};
+
+/* top and bottom on their own lines: thieves hammer top with CAS while the
+ * owner writes bottom on every push and pop.  buf shares bottom's line; it
+ * changes only on growth.  The _Alignas also pads the struct to 128 bytes. */
+struct lc_deque {
+    _Alignas(LC_CACHELINE) _Atomic int64_t top;     /* thieves' end */
+    _Alignas(LC_CACHELINE) _Atomic int64_t bottom;  /* owner's end */
+    _Atomic(struct lc_deque_buf *) buf;
+};
+
+/* 0, -ENOMEM, or -EINVAL when log2cap > LC_DEQUE_MAX_LOG2CAP; capacity is
+ * 2^log2cap slots to start with (log2cap 0 is allowed).  Not thread-safe.
+ * After a failure lc_deque_destroy() may still be called (it does nothing). */
+#define LC_DEQUE_MAX_LOG2CAP 40
+int lc_deque_init(struct lc_deque *d, unsigned log2cap);
+/* Frees the buffer and every retired one; items still inside are the
+ * caller's.  No other thread may use d any more. */
+void lc_deque_destroy(struct lc_deque *d);
+
+/* Owner only, slow path of push: installs a buffer twice the size of a
+ * holding the live range [t, b), retires a.  The new buffer, or NULL. */
+struct lc_deque_buf *lc_deque_grow(struct lc_deque *d, struct lc_deque_buf *a,
+                                   int64_t t, int64_t b);
+
+/* Any thread.  The oldest item, or NULL when empty or when the race for the
+ * last item was lost (the caller simply tries elsewhere). */
+void *lc_deque_steal(struct lc_deque *d);
+
+/* Owner only.  item must not be NULL.  0, or -ENOMEM when the buffer had to
+ * grow and could not (the deque is then unchanged). */
+static inline int lc_deque_push_owner(struct lc_deque *d, void *item)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    /* acquire pairs with the thief's seq_cst CAS on top: a slot below the
+     * top we see has been read by its thief before we may overwrite it. */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    /* relaxed: only the owner (this thread) ever stores buf. */
+    struct lc_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
+
+    if (__builtin_expect(b - t > a->mask, 0)) {
+        a = lc_deque_grow(d, a, t, b);
+        if (a == NULL)
+            return -ENOMEM;
+    }
+    atomic_store_explicit(&a->slot[b & a->mask], item, memory_order_relaxed);
+#if LC_DEQUE_TSAN
+    /* Stands for the fence below: publishes the slot (and a grown buf). */
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
+#else
+    /* Release fence: a thief whose acquire load of bottom sees b + 1 also
+     * sees the slot written above and any buffer installed by growth. */
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+#endif
+    return 0;
+}
+
+/* Owner only.  The newest item, or NULL when empty. */
+static inline void *lc_deque_pop_owner(struct lc_deque *d)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    /* Early out, not in the paper: top only grows, so a stale (relaxed) top
+     * that already reaches bottom proves the deque empty, and an idle owner
+     * polling its own deque skips the full fence below. */
+    if (atomic_load_explicit(&d->top, memory_order_relaxed) >= b)
+        return NULL;
+
+    b -= 1;
+    struct lc_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
+    int64_t t;
+#if LC_DEQUE_TSAN
+    /* seq_cst store then seq_cst load stand for the fence below. */
+    atomic_store_explicit(&d->bottom, b, memory_order_seq_cst);
+    t = atomic_load_explicit(&d->top, memory_order_seq_cst);
+#else
+    atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
+    /* seq_cst fence: the claim on slot b (bottom store) must be ordered
+     * before we read top, against the thief's seq_cst fence between its top
+     * and bottom loads; otherwise both could take the same last item. */
+    atomic_thread_fence(memory_order_seq_cst);
+    t = atomic_load_explicit(&d->top, memory_order_relaxed);
+#endif
+    void *x = NULL;
+    if (t <= b) {
+        x = atomic_load_explicit(&a->slot[b & a->mask], memory_order_relaxed);
+        if (t == b) {
+            /* Last item: race the thieves for it on top.  seq_cst as in the
+             * paper; relaxed on failure, since we then return nothing. */
+            if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1,
+                                                         memory_order_seq_cst,
+                                                         memory_order_relaxed))
+                x = NULL;
+            /* relaxed: only the owner writes bottom, thieves see top == b+1. */
+            atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+        }
+    } else {
+        /* Emptied by thieves meanwhile: undo the claim (relaxed as above). */
+        atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+    }
+    return x;
+}
+
+/* Any thread; a racy estimate, for heuristics only (never negative). */
+static inline int64_t lc_deque_size(const struct lc_deque *d)
+{
+    /* relaxed: an estimate needs no ordering. */
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    return b > t ? b - t : 0;
+}
+
+#endif /* LC_DEQUE_H */

@@ -1,0 +1,64 @@
+/*
+ * error.c - error codes to text, and the calling thread's last detailed
+ * error message (a library must not print and exit; it returns a code and
+ * keeps the words for whoever asks).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "locus.h"
+#include "runtime.h"
+
+static __thread char lc_errmsg[512];
+
+int lc_error(int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(lc_errmsg, sizeof lc_errmsg, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+void lc_error_clear(void)
+{
+    lc_errmsg[0] = '\0';
+}
+
+LOCUS_API const char *locus_error_message(void)
+{
+    return lc_errmsg;
+}
+
+LOCUS_API const char *locus_strerror(int err)
+{
+    switch (err) {
+    case 0:
+        return "success";
+    case -EINVAL:
+        return "invalid argument or environment value (see locus_error_message())";
+    case -EPERM:
+        return "the Locus runtime is not running (call locus_init() first)";
+    case -EALREADY:
+        return "the Locus runtime is already running";
+    case -ENOTSUP:
+        return "not allowed on this thread (only Locus workers and the initial thread may do this)";
+    case -EDEADLK:
+        return "would deadlock: called from inside a task";
+    case -ENOMEM:
+        return "out of memory";
+    case -ENOENT:
+        return "no such file (topology or report path)";
+    case -ENODEV:
+        return "unusable topology";
+    default:
+        return err < 0 ? "unknown Locus error code" : "not an error code (errors are negative)";
+    }
+}
+
+LOCUS_API unsigned locus_get_api_version(void)
+{
+    return LOCUS_API_VERSION;
+}

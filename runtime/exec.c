@@ -1,0 +1,107 @@
+/*
+ * exec.c - running a task and everything that follows its body: its
+ * completion (once its children are complete too), the release of its
+ * successors, the completion of ancestors it was the last child of, and
+ * the recycling of its descriptor.
+ */
+#include <stdatomic.h>
+
+#include "depmap.h"
+#include "edge.h"
+#include "mem.h"
+#include "runtime.h"
+#include "policy.h"
+#include "taskpool.h"
+
+static inline void task_free(struct lc_worker *w, struct lc_task *t)
+{
+    if (t->more)
+        lc_edge_chunks_free(t);
+    lc_task_release(&w->pool, &w->rt->gpool, t);
+}
+
+void lc_task_unmapped(struct lc_worker *w, struct lc_task *t)
+{
+    /* the second of {complete, unmapped} frees the descriptor */
+    if (atomic_fetch_or_explicit(&t->state, LC_ST_UNMAPPED, memory_order_acq_rel) & LC_ST_COMPLETE)
+        task_free(w, t);
+}
+
+/*
+ * Completes t and then any ancestor t was the last incomplete child of.
+ * Returns a released successor that w should run next, or NULL.
+ */
+static struct lc_task *complete_chain(struct lc_worker *w, struct lc_task *t)
+{
+    struct lc_runtime *rt = w->rt;
+    const struct lc_sched_ops *sched = rt->sched;
+    struct lc_task *next = NULL;
+
+    for (;;) {
+        struct lc_task *parent = t->parent;
+
+        if (t->map) {
+            lc_depmap_destroy(w, t->map);
+            t->map = NULL;
+        }
+        if (t->flags & LC_TF_HEAPARG)
+            lc_mem_free(t->arg, 0);
+
+        /* acq_rel: successors must see everything t (and its children) wrote,
+         * and we must see the edges their spawners published */
+        struct lc_edge *e = atomic_exchange_explicit(&t->succ, LC_SUCC_CLOSED, memory_order_acq_rel);
+        while (e) {
+            struct lc_edge *en = e->next;   /* e lives in s: read before s may run */
+            struct lc_task *s = e->succ;
+            if (atomic_fetch_sub_explicit(&s->npreds, 1, memory_order_acq_rel) == 1) {
+                if (!next && (!sched->run_here || sched->run_here(w, s)))
+                    next = s;
+                else
+                    sched->push(w, s);
+            }
+            e = en;
+        }
+        if (sched->task_done)
+            sched->task_done(w, t);
+
+        if (atomic_fetch_or_explicit(&t->state, LC_ST_COMPLETE, memory_order_acq_rel) & LC_ST_UNMAPPED)
+            task_free(w, t);
+        if (!parent)
+            break;
+        /* seq_cst: pairs with a sleeping taskwait's announcement (wait.c) */
+        int64_t v = atomic_fetch_sub_explicit(&parent->pending, 1, memory_order_seq_cst) - 1;
+        if (v == 0) {
+            t = parent;         /* its body had ended: it completes now */
+            continue;
+        }
+        if (atomic_load_explicit(&rt->ntw_sleepers, memory_order_seq_cst) > 0
+            && v == atomic_load_explicit(&parent->tw_target, memory_order_relaxed))
+            lc_wake_all(rt);
+        break;
+    }
+    return next;
+}
+
+void lc_task_complete(struct lc_worker *w, struct lc_task *t)
+{
+    struct lc_task *next = complete_chain(w, t);
+    if (next)
+        lc_execute(w, next);
+}
+
+void lc_execute(struct lc_worker *w, struct lc_task *t)
+{
+    while (t) {
+        struct lc_task *saved = w->cur;
+        w->cur = t;
+        t->fn(t->arg);
+        w->cur = saved;
+        w->stats.tasks_run++;
+
+        /* the body's share of pending goes; what is left counts children */
+        int64_t share = LC_BIAS - t->nspawned;
+        if (atomic_fetch_sub_explicit(&t->pending, share, memory_order_acq_rel) != share)
+            return;
+        t = complete_chain(w, t);
+    }
+}

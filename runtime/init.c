@@ -1,0 +1,266 @@
+/*
+ * init.c - locus_init() and locus_finalize(): options, topology, workers
+ * and scheduler brought up in that order and torn down in reverse, plus
+ * the small queries of the public API.  A failing init leaves nothing
+ * behind, so the program may fix its environment and call it again.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "depmap.h"
+#include "env.h"
+#include "mem.h"
+#include "runtime.h"
+#include "policy.h"
+#include "taskpool.h"
+#include "topology.h"
+
+struct lc_runtime *lc_rt;
+__thread struct lc_worker *lc_self __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t lc_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t lc_init_thread;
+
+static void *worker_main(void *arg)
+{
+    struct lc_worker *w = arg;
+    lc_self = w;
+    if (w->rt->opt.bind == LC_BIND_CORE && w->cpu >= 0)
+        lc_topology_bind_self(&w->rt->topo, w->cpu);
+    atomic_fetch_add_explicit(&w->rt->started, 1, memory_order_release);
+    lc_worker_loop(w);
+    lc_self = NULL;
+    return NULL;
+}
+
+static void print_help(const struct lc_options *o)
+{
+    if (o->help & (LC_HELP_REGIME | LC_HELP_SCHED)) {
+        fprintf(stderr, "locus: regimes (LOCUS_REGIME):\n"
+                "  dft   NUMA-oblivious scheduling, pages placed by first touch\n"
+                "  di    NUMA-oblivious scheduling, pages interleaved over the nodes\n"
+                "  naft  NUMA-aware scheduling, pages placed by first touch (default)\n"
+                "locus: schedulers (LOCUS_SCHED):\n");
+        for (int i = 0; lc_sched_registry[i]; i++)
+            fprintf(stderr, "  %-10s %s\n", lc_sched_registry[i]->name,
+                    lc_sched_registry[i]->description);
+    }
+    if (o->help & LC_HELP_TOPOLOGY) {
+        fprintf(stderr, "locus: virtual topologies (LOCUS_TOPOLOGY):\n");
+        lc_topology_print_presets(stderr);
+    }
+}
+
+/* Fails init: keeps the message for locus_error_message() and prints it,
+ * since a bad environment is usually found by a person reading stderr. */
+static int init_fail(int err, const char *msg)
+{
+    lc_error(err, "%s", msg);
+    fprintf(stderr, "locus: %s\n", msg);
+    return err;
+}
+
+static void teardown(struct lc_runtime *rt, int nstarted)
+{
+    if (nstarted > 0 || rt->workers) {
+        atomic_store_explicit(&rt->stop, 1, memory_order_release);
+        lc_wake_all(rt);
+        for (int i = 1; i <= nstarted; i++)
+            pthread_join(rt->workers[i].thread, NULL);
+    }
+    if (rt->root && rt->root->map)
+        lc_depmap_destroy(&rt->workers[0], rt->root->map);
+    if (rt->sched_inited)
+        rt->sched->fini(rt);
+    if (rt->saved_affinity_valid)
+        sched_setaffinity(0, sizeof(cpu_set_t), rt->saved_affinity);
+    free(rt->saved_affinity);
+    lc_taskpool_global_fini(&rt->gpool);
+    lc_mem_free(rt->workers, 0);
+    lc_topology_free(&rt->topo);
+    free(rt);
+}
+
+LOCUS_API int locus_init(void)
+{
+    char err[LC_ENV_ERR_MAX > 512 ? LC_ENV_ERR_MAX : 512];
+    struct lc_runtime *rt;
+    int r, nstarted = 0;
+
+    pthread_mutex_lock(&lc_init_lock);
+    if (lc_rt) {
+        pthread_mutex_unlock(&lc_init_lock);
+        return lc_error(-EALREADY, "locus_init: the runtime is already running");
+    }
+    lc_error_clear();
+    rt = calloc(1, sizeof *rt);
+    if (!rt) {
+        pthread_mutex_unlock(&lc_init_lock);
+        return lc_error(-ENOMEM, "locus_init: out of memory");
+    }
+    if ((r = lc_env_parse(&rt->opt, NULL, NULL, err, sizeof err)) < 0
+        || (r = lc_options_resolve(&rt->opt, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
+    char unknown[128];
+    if (lc_env_unknown(unknown, sizeof unknown)) {
+        const char *near = lc_env_suggest(unknown);
+        fprintf(stderr, "locus: warning: %s is not a Locus variable%s%s%s (see locus(7))\n",
+                unknown, near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
+    }
+    if (rt->opt.help)
+        print_help(&rt->opt);
+
+    rt->sched = lc_sched_find(rt->opt.sched);
+    if (!rt->sched) {
+        snprintf(err, sizeof err, "LOCUS_SCHED/LOCUS_REGIME: scheduler '%s' is not available "
+                 "in this build (LOCUS_REGIME=help lists what is)", rt->opt.sched);
+        r = init_fail(-EINVAL, err);
+        goto fail;
+    }
+    if ((r = lc_topology_load(&rt->topo, rt->opt.topology[0] ? rt->opt.topology : NULL,
+                              err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
+
+    int ncpus = lc_affinity_cpus();
+    rt->nworkers = rt->opt.threads > 0 ? rt->opt.threads : ncpus;
+    rt->oversubscribed = rt->nworkers > ncpus;
+    rt->workers = lc_mem_alloc((size_t)rt->nworkers * sizeof *rt->workers, LC_CACHELINE);
+    int *node = calloc((size_t)rt->nworkers, sizeof *node);
+    int *cpu = calloc((size_t)rt->nworkers, sizeof *cpu);
+    if (!rt->workers || !node || !cpu) {
+        free(node);
+        free(cpu);
+        r = init_fail(-ENOMEM, "locus_init: out of memory for the workers");
+        goto fail;
+    }
+    memset(rt->workers, 0, (size_t)rt->nworkers * sizeof *rt->workers);
+    if ((r = lc_topology_place_workers(&rt->topo, rt->nworkers, node, cpu)) < 0) {
+        free(node);
+        free(cpu);
+        r = init_fail(r, "locus_init: cannot place the workers on the topology");
+        goto fail;
+    }
+    for (int i = 0; i < rt->nworkers; i++) {
+        struct lc_worker *w = &rt->workers[i];
+        w->rt = rt;
+        w->id = i;
+        w->node = node[i];
+        w->cpu = cpu[i];
+        w->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) | 1;
+    }
+    free(node);
+    free(cpu);
+
+    if ((r = lc_taskpool_global_init(&rt->gpool)) < 0) {
+        r = init_fail(r, "locus_init: cannot initialise the task pool");
+        goto fail;
+    }
+    if ((r = rt->sched->init(rt, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
+    rt->sched_inited = 1;
+
+    struct lc_task *root = lc_task_alloc(&rt->workers[0].pool, &rt->gpool);
+    if (!root) {
+        r = init_fail(-ENOMEM, "locus_init: out of memory for the root task");
+        goto fail;
+    }
+    memset(root, 0, sizeof *root);
+    root->flags = LC_TF_ROOT;
+    root->node = -1;
+    atomic_store_explicit(&root->pending, LC_BIAS, memory_order_relaxed);
+    atomic_store_explicit(&root->state, LC_ST_UNMAPPED, memory_order_relaxed);
+    rt->root = root;
+    rt->workers[0].cur = root;
+
+    if (rt->opt.bind == LC_BIND_CORE && rt->workers[0].cpu >= 0) {
+        rt->saved_affinity = malloc(sizeof(cpu_set_t));
+        if (rt->saved_affinity
+            && sched_getaffinity(0, sizeof(cpu_set_t), rt->saved_affinity) == 0)
+            rt->saved_affinity_valid = 1;
+        lc_topology_bind_self(&rt->topo, rt->workers[0].cpu);
+    }
+
+    lc_self = &rt->workers[0];
+    lc_rt = rt;
+    for (int i = 1; i < rt->nworkers; i++) {
+        if ((r = pthread_create(&rt->workers[i].thread, NULL, worker_main, &rt->workers[i])) != 0) {
+            snprintf(err, sizeof err, "locus_init: cannot start worker %d of %d: %s",
+                     i, rt->nworkers, strerror(r));
+            r = init_fail(-r, err);
+            lc_rt = NULL;
+            lc_self = NULL;
+            goto fail;
+        }
+        nstarted = i;
+    }
+    lc_init_thread = pthread_self();
+    pthread_mutex_unlock(&lc_init_lock);
+    return 0;
+
+fail:
+    teardown(rt, nstarted);
+    pthread_mutex_unlock(&lc_init_lock);
+    return r;
+}
+
+LOCUS_API int locus_finalize(void)
+{
+    struct lc_worker *w = lc_self;
+    struct lc_runtime *rt = lc_rt;
+
+    if (!rt)
+        return lc_error(-EPERM, "locus_finalize: the runtime is not running");
+    if (!w || !pthread_equal(pthread_self(), lc_init_thread))
+        return lc_error(w ? -EDEADLK : -ENOTSUP,
+                        "locus_finalize: must be called by the thread that called locus_init()%s",
+                        w ? ", outside any task" : "");
+    if (w->cur != rt->root)
+        return lc_error(-EDEADLK, "locus_finalize: called from inside a task");
+
+    pthread_mutex_lock(&lc_init_lock);
+    lc_wait_children(w, rt->root, 0);
+    atomic_store_explicit(&rt->stop, 1, memory_order_release);
+    lc_wake_all(rt);
+    for (int i = 1; i < rt->nworkers; i++)
+        pthread_join(rt->workers[i].thread, NULL);
+    lc_rt = NULL;
+    lc_self = NULL;
+    teardown(rt, 0);
+    pthread_mutex_unlock(&lc_init_lock);
+    return 0;
+}
+
+LOCUS_API int locus_num_workers(void)
+{
+    struct lc_runtime *rt = lc_rt;
+    return rt ? rt->nworkers : lc_error(-EPERM, "locus_num_workers: the runtime is not running");
+}
+
+LOCUS_API int locus_worker_id(void)
+{
+    struct lc_worker *w = lc_self;
+    return w ? w->id : -1;
+}
+
+LOCUS_API int locus_num_nodes(void)
+{
+    struct lc_runtime *rt = lc_rt;
+    return rt ? rt->topo.nnodes : lc_error(-EPERM, "locus_num_nodes: the runtime is not running");
+}
+
+LOCUS_API int locus_worker_node(void)
+{
+    struct lc_worker *w = lc_self;
+    return w ? w->node : -1;
+}

@@ -1,0 +1,193 @@
+/*
+ * spawn.c - locus_spawn() and locus_taskwait(): validating a task,
+ * building its descriptor, registering its dependencies and handing it to
+ * the scheduler.  This is the per-task hot path: one descriptor pop from
+ * the worker's pool, one hash lookup per exact-match dependency, one
+ * atomic per predecessor edge and one to release the spawn guard.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "depmap.h"
+#include "mem.h"
+#include "runtime.h"
+#include "policy.h"
+#include "taskpool.h"
+
+/* How often (in spawns) the spawner looks at how far its children lag. */
+#define LC_THROTTLE_CHECK 64
+
+int lc_not_worker(const char *fn)
+{
+    if (!lc_rt)
+        return lc_error(-EPERM, "%s: the runtime is not running (call locus_init() first)", fn);
+    return lc_error(-ENOTSUP, "%s: called from a thread that is not a Locus worker", fn);
+}
+
+static int check_deps(const locus_dep_t *deps, size_t ndeps)
+{
+    for (size_t i = 0; i < ndeps; i++) {
+        uintptr_t a = (uintptr_t)deps[i].addr;
+        if (!deps[i].addr)
+            return lc_error(-EINVAL, "locus_spawn: dependency %zu has a NULL address", i);
+        if (deps[i].size == 0)
+            return lc_error(-EINVAL, "locus_spawn: dependency %zu (%p) has size 0", i, deps[i].addr);
+        if (deps[i].size > UINTPTR_MAX - a)
+            return lc_error(-EINVAL, "locus_spawn: dependency %zu (%p + %zu) runs past the end "
+                            "of the address space", i, deps[i].addr, deps[i].size);
+        switch (deps[i].access) {
+        case LOCUS_ACCESS_IN: case LOCUS_ACCESS_OUT:
+        case LOCUS_ACCESS_INOUT: case LOCUS_ACCESS_CONCURRENT:
+            break;
+        default:
+            return lc_error(-EINVAL, "locus_spawn: dependency %zu has access mode %d; expected "
+                            "LOCUS_ACCESS_IN (1), OUT (2), INOUT (3) or CONCURRENT (4)",
+                            i, (int)deps[i].access);
+        }
+    }
+    return 0;
+}
+
+/* Runs a dependency-free task at once on w, as its own task (so its
+ * children and taskwait behave as usual). */
+static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, void *arg)
+{
+    struct lc_task *parent = w->cur;
+    t->fn = fn;
+    t->arg = arg;          /* runs before spawn returns: no copy needed */
+    t->parent = parent;
+    t->map = NULL;
+    t->nspawned = 0;
+    t->more = NULL;
+    atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
+    atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
+
+    w->cur = t;
+    fn(arg);
+    w->cur = parent;
+    w->stats.tasks_run++;
+    if (t->nspawned)
+        lc_wait_children(w, t, 0);   /* t's descriptor must outlive its children */
+    if (t->map)
+        lc_depmap_destroy(w, t->map);
+    lc_task_release(&w->pool, &w->rt->gpool, t);
+    return 0;
+}
+
+/*
+ * Registration ran out of memory part-way: t may be known for some of its
+ * ranges only.  Serialise instead: wait until every earlier sibling is
+ * complete, run t here, and wait until t is complete, so no later sibling
+ * can overtake it whatever the map says.  Nothing is lost.
+ */
+static void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
+                                struct lc_task *t, uint32_t nlinked)
+{
+    lc_wait_children(w, parent, 1);   /* only t itself remains */
+    atomic_fetch_sub_explicit(&t->npreds, LC_GUARD - nlinked, memory_order_acq_rel);
+    lc_execute(w, t);
+    lc_wait_children(w, parent, 0);
+}
+
+LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
+                          const locus_dep_t *deps, size_t ndeps)
+{
+    struct lc_worker *w = lc_self;
+    if (__builtin_expect(!w, 0))
+        return lc_not_worker("locus_spawn");
+    if (__builtin_expect(!fn, 0))
+        return lc_error(-EINVAL, "locus_spawn: fn is NULL");
+    if (__builtin_expect(ndeps && !deps, 0))
+        return lc_error(-EINVAL, "locus_spawn: deps is NULL but ndeps is %zu", ndeps);
+    int r = check_deps(deps, ndeps);
+    if (__builtin_expect(r < 0, 0))
+        return r;
+
+    struct lc_runtime *rt = w->rt;
+    const struct lc_sched_ops *sched = rt->sched;
+    struct lc_task *parent = w->cur;
+    struct lc_task *t = lc_task_alloc(&w->pool, &rt->gpool);
+    if (__builtin_expect(!t, 0))
+        return lc_error(-ENOMEM, "locus_spawn: out of memory for a task descriptor");
+
+    if (ndeps == 0 && sched->backlog(w))
+        return run_inline(w, t, fn, (void *)arg);
+
+    t->flags = 0;
+    if (arg_size == 0) {
+        t->arg = (void *)arg;
+    } else if (arg_size <= LC_INLINE_ARG) {
+        memcpy(t->argbuf, arg, arg_size);
+        t->arg = t->argbuf;
+    } else {
+        void *copy = lc_mem_alloc(arg_size, 16);
+        if (!copy) {
+            lc_task_release(&w->pool, &rt->gpool, t);
+            return lc_error(-ENOMEM, "locus_spawn: out of memory copying a %zu-byte argument",
+                            arg_size);
+        }
+        memcpy(copy, arg, arg_size);
+        t->arg = copy;
+        t->flags = LC_TF_HEAPARG;
+    }
+    t->fn = fn;
+    t->parent = parent;
+    t->map = NULL;
+    t->last_pred = NULL;
+    t->more = NULL;
+    t->nedges = 0;
+    t->maprefs = 0;
+    t->nspawned = 0;
+    t->node = -1;
+    t->sched_data = NULL;
+    atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
+    atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
+    if (sched->place)
+        sched->place(w, t, deps, ndeps);
+
+    if (ndeps == 0) {
+        atomic_store_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
+        atomic_store_explicit(&t->npreds, 0, memory_order_relaxed);
+        parent->nspawned++;
+        sched->push(w, t);
+    } else {
+        uint32_t nlinked = 0;
+        atomic_store_explicit(&t->state, 0, memory_order_relaxed);
+        atomic_store_explicit(&t->npreds, LC_GUARD, memory_order_relaxed);
+        if (!parent->map && !(parent->map = lc_depmap_create()))
+            r = -ENOMEM;
+        else
+            r = lc_depmap_register(w, parent->map, t, deps, ndeps, &nlinked);
+        parent->nspawned++;
+        if (__builtin_expect(r < 0, 0)) {
+            if (t->maprefs == 0)
+                atomic_fetch_or_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
+            serialise_after_oom(w, parent, t, nlinked);
+            return 0;
+        }
+        /* acq_rel: if we release the last guard share, we must see every
+         * predecessor's writes before the task can run */
+        uint32_t share = LC_GUARD - nlinked;
+        if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share)
+            sched->push(w, t);
+    }
+
+    if (__builtin_expect((parent->nspawned & (LC_THROTTLE_CHECK - 1)) == 0, 0)
+        && lc_task_outstanding(parent) > (int64_t)rt->opt.throttle)
+        lc_wait_children(w, parent, rt->opt.throttle / 2);
+    return 0;
+}
+
+LOCUS_API int locus_taskwait(void)
+{
+    struct lc_worker *w = lc_self;
+    if (!w)
+        return lc_not_worker("locus_taskwait");
+    struct lc_task *t = w->cur;
+    lc_wait_children(w, t, 0);
+    if (t->map)
+        lc_depmap_clear(w, t->map);   /* every child is complete: nothing to order */
+    return 0;
+}

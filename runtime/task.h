@@ -1,0 +1,92 @@
+/*
+ * task.h - the task descriptor and the counters that drive a task's life:
+ * spawn -> (predecessors resolved) ready -> run -> body done -> (children
+ * complete) complete -> (no longer in the parent's dependency map) freed.
+ *
+ * Two handshakes keep the hot path to one atomic read-modify-write per
+ * event and keep the spawning thread off the cache lines that completing
+ * threads write:
+ *  - npreds starts at LC_GUARD; the spawner publishes k edges, then subtracts
+ *    LC_GUARD - k once.  Each predecessor subtracts 1 when it completes.
+ *    Whoever brings it to 0 makes the task ready.
+ *  - pending starts at LC_BIAS; each completed child subtracts 1; the body's
+ *    end subtracts LC_BIAS - nspawned (nspawned is a plain field, written
+ *    only by the thread running the task).  Whoever brings it to 0 completes
+ *    the task.  Until the body ends, B - pending is the number of completed
+ *    children, which taskwait compares with nspawned.
+ * Memory for descriptors is type-stable (recycled through task pools, only
+ * returned to jemalloc at locus_finalize), which makes a late read of a
+ * completed parent's tw_target harmless (see wait.c).
+ */
+#ifndef LC_TASK_H
+#define LC_TASK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "locus.h"
+
+#define LC_INLINE_ARG 64
+#define LC_INLINE_EDGES 4
+#define LC_GUARD (1u << 30)
+#define LC_BIAS ((int64_t)1 << 60)
+
+struct lc_task;
+struct lc_depmap;
+
+/* An edge "succ waits for the task whose successor list holds me".  Edges
+ * live in the successor, so they are valid until it runs. */
+struct lc_edge {
+    struct lc_edge *next;
+    struct lc_task *succ;
+};
+
+/* Marks a completed task's successor list: no more edges may be added. */
+#define LC_SUCC_CLOSED ((struct lc_edge *)(uintptr_t)1)
+
+/* state bits: the two events that must both happen before a task is freed */
+#define LC_ST_COMPLETE 0x1u   /* completed (successors released) */
+#define LC_ST_UNMAPPED 0x2u   /* no longer referenced by the parent's dependency map */
+
+struct lc_edge_chunk {
+    struct lc_edge_chunk *next;
+    unsigned used;
+    struct lc_edge e[14];
+};
+
+struct lc_task {
+    /* set at spawn, read by whoever runs the task */
+    locus_task_fn fn;
+    void *arg;
+    struct lc_task *parent;
+    struct lc_depmap *map;          /* the children's dependency map (lazy) */
+    struct lc_task *pool_next;      /* free-list link while recycled */
+    struct lc_task *last_pred;      /* spawn-time dedup of edges to one predecessor */
+    struct lc_edge_chunk *more;     /* overflow edges beyond the inline ones */
+    uint32_t nedges;                /* inline edges used (spawner only) */
+    uint32_t maprefs;               /* memberships in the parent's map (parent's thread only) */
+    int64_t nspawned;               /* children spawned (this task's thread only) */
+    int32_t node;                   /* scheduler's node for the task, -1 none */
+    uint32_t flags;
+    void *sched_data;               /* per-policy (e.g. first-touch regions) */
+
+    /* written by other threads */
+    _Alignas(64) _Atomic uint32_t npreds;
+    _Atomic uint32_t state;
+    _Atomic int64_t pending;
+    _Atomic int64_t tw_target;      /* pending value a sleeping taskwait waits for, 0 none */
+    _Atomic(struct lc_edge *) succ;
+
+    struct lc_edge edges[LC_INLINE_EDGES];
+    _Alignas(16) unsigned char argbuf[LC_INLINE_ARG];
+};
+
+#define LC_TF_HEAPARG 0x1u   /* arg points to an lc_mem block of argsize bytes */
+#define LC_TF_ROOT    0x2u
+
+static inline int lc_task_is_complete(struct lc_task *t)
+{
+    return atomic_load_explicit(&t->succ, memory_order_acquire) == LC_SUCC_CLOSED;
+}
+
+#endif /* LC_TASK_H */

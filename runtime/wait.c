@@ -1,0 +1,143 @@
+/*
+ * wait.c - what a thread does while it has nothing to run: poll for work
+ * a while (LOCUS_SPIN polls), then sleep on one futex word (the epoch) so
+ * an idle runtime uses no CPU.  The same loop serves idle workers and
+ * threads waiting in taskwait (who keep running other tasks meanwhile).
+ *
+ * No lost wake-up: a sleeper reads the epoch, announces itself in
+ * nsleepers (seq_cst), looks for work once more and only then waits on
+ * the epoch value it read; a pusher publishes its task, then (seq_cst)
+ * reads nsleepers and bumps the epoch before waking.  Either the sleeper's
+ * last look sees the task or the pusher sees the sleeper.  A pusher only
+ * checks when it made a queue non-empty; thieves that find more behind
+ * pass the wake-up on (sched/).  A taskwait sleeper also publishes the
+ * pending value it waits for (tw_target); the completion that reaches it
+ * wakes everyone (exec.c).
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.h"
+#include "policy.h"
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *addr, int n)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+void lc_wake_one(struct lc_runtime *rt)
+{
+    atomic_fetch_add_explicit(&rt->epoch, 1, memory_order_seq_cst);
+    futex_wake(&rt->epoch, 1);
+}
+
+void lc_wake_all(struct lc_runtime *rt)
+{
+    atomic_fetch_add_explicit(&rt->epoch, 1, memory_order_seq_cst);
+    futex_wake(&rt->epoch, INT_MAX);
+}
+
+void lc_notify_pushed(struct lc_runtime *rt)
+{
+    /* orders the push before the read of nsleepers (the pusher's half of the
+     * handshake described at the top) */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&rt->nsleepers, memory_order_seq_cst) > 0)
+        lc_wake_one(rt);
+}
+
+/* One idle poll; on oversubscribed runs give the CPU to a thread with work. */
+static inline void idle_poll(struct lc_runtime *rt, unsigned spins)
+{
+    cpu_relax();
+    if (rt->oversubscribed && (spins & 63) == 0)
+        sched_yield();
+}
+
+void lc_worker_loop(struct lc_worker *w)
+{
+    struct lc_runtime *rt = w->rt;
+    const struct lc_sched_ops *sched = rt->sched;
+    unsigned spins = 0, limit = rt->opt.spin;
+
+    while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
+        struct lc_task *t = sched->pop(w);
+        if (t) {
+            lc_execute(w, t);
+            spins = 0;
+            continue;
+        }
+        if (++spins < limit) {
+            idle_poll(rt, spins);
+            continue;
+        }
+        uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&rt->nsleepers, 1, memory_order_seq_cst);
+        t = sched->pop(w);
+        if (!t && !atomic_load_explicit(&rt->stop, memory_order_seq_cst)) {
+            w->stats.sleeps++;
+            futex_wait(&rt->epoch, e);
+        }
+        atomic_fetch_sub_explicit(&rt->nsleepers, 1, memory_order_seq_cst);
+        if (t)
+            lc_execute(w, t);
+        spins = 0;
+    }
+}
+
+void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding)
+{
+    struct lc_runtime *rt = w->rt;
+    const struct lc_sched_ops *sched = rt->sched;
+    unsigned spins = 0, limit = rt->opt.spin;
+
+    while (lc_task_outstanding(t) > max_outstanding) {
+        struct lc_task *x = sched->pop(w);
+        if (x) {
+            lc_execute(w, x);
+            spins = 0;
+            continue;
+        }
+        if (++spins < limit) {
+            idle_poll(rt, spins);
+            continue;
+        }
+        /* pending reaches this value when max_outstanding children remain */
+        int64_t target = LC_BIAS - t->nspawned + max_outstanding;
+        uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_seq_cst);
+        atomic_store_explicit(&t->tw_target, target, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&rt->nsleepers, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
+        x = NULL;
+        int64_t done = LC_BIAS - atomic_load_explicit(&t->pending, memory_order_seq_cst);
+        if (t->nspawned - done > max_outstanding && !(x = sched->pop(w))) {
+            w->stats.sleeps++;
+            futex_wait(&rt->epoch, e);
+        }
+        atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&rt->nsleepers, 1, memory_order_seq_cst);
+        atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
+        if (x)
+            lc_execute(w, x);
+        spins = 0;
+    }
+}
