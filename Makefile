@@ -86,14 +86,13 @@ QUIET = @
 QUIET_CC = @echo '   ' CC $@;
 QUIET_LINK = @echo '   ' LINK $@;
 QUIET_AR = @echo '   ' AR $@;
-QUIET_GEN = @echo '   ' GEN $@;
 endif
 
 # ---------------------------------------------------------------- flags
 BASE_CFLAGS = -std=gnu11 -Wall -Wextra -fvisibility=hidden $(PTHREAD_CFLAGS)
-# The internal directories are searched for "..." includes only: with
-# -Isched, sched/sched.h would hide the system <sched.h> (hwloc.h and
-# pthread.h include it), so -iquote stands for -I there.
+# The internal directories are searched for "..." includes only (-iquote
+# where the conventions say -I): with -Isched, a sched/sched.h would hide the
+# system <sched.h> that pthread.h and hwloc.h include.
 INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -Ibuild
 ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS)
 DEPFLAGS = -MMD -MP
@@ -325,6 +324,6 @@ clean:
 
 distclean: clean
 	rm -rf config.mak.autogen config.status config.log configure config.h.in \
-	       config.h.in~ locus.pc autom4te.cache
+	       config.h.in~ configure~ locus.pc autom4te.cache
 
 FORCE:

@@ -28,7 +28,7 @@
 enum { PRODUCER, CONSUMER1, CONSUMER2, FINAL, NTASKS };
 
 static char greeting[64];
-static char reply[2][64];           /* one per consumer: no sharing, no race */
+static char reply[2][96];           /* one per consumer: no sharing, no race */
 static int ticket[NTASKS];          /* start order of each task */
 static atomic_int next_ticket;
 

@@ -125,6 +125,63 @@ LOCUS_API const char *locus_strerror(int err);
  */
 LOCUS_API const char *locus_error_message(void);
 
+/**
+ * Locality figures: where tasks ran and how far their dependency bytes were
+ * from them (the runtime's estimate of coherence movement, available on
+ * every machine).  Distance classes follow the node distance matrix: local
+ * (same node), near (the nearest remote distance), far (the rest).  A
+ * dependency's bytes count once per task that declares it; data interleaved
+ * over nodes is split over them.  Steals count tasks a worker took from
+ * another worker or node, by the distance between the two.
+ */
+typedef struct locus_stats {
+    uint64_t tasks_run;          /**< tasks executed */
+    uint64_t first_touch_tasks;  /**< tasks that first wrote a region the runtime had never seen */
+    uint64_t bytes_local;        /**< dependency bytes on the node of the worker that ran the task */
+    uint64_t bytes_near;
+    uint64_t bytes_far;
+    uint64_t steals_local;       /**< from another worker of the same node */
+    uint64_t steals_near;
+    uint64_t steals_far;
+    int nodes;                   /**< NUMA nodes scheduled over */
+    int workers;
+    double seconds;              /**< wall time since locus_init() or the last reset */
+} locus_stats_t;
+
+/** The same figures for the tasks run by the workers of one node. */
+typedef struct locus_node_stats {
+    uint64_t tasks_run;
+    uint64_t first_touch_tasks;
+    uint64_t bytes_local;
+    uint64_t bytes_near;
+    uint64_t bytes_far;
+    uint64_t steals_local;
+    uint64_t steals_near;
+    uint64_t steals_far;
+    uint64_t bytes_homed;        /**< bytes the data-location directory places on this node */
+    int workers;                 /**< workers bound to this node */
+} locus_node_stats_t;
+
+/**
+ * Fills *st (size = sizeof *st as the caller was compiled with, so that a
+ * newer library can add fields).  Figures are exact once the tasks counted
+ * are complete (e.g. after locus_taskwait()).  0, -EINVAL, -EPERM.
+ */
+LOCUS_API int locus_get_stats(locus_stats_t *st, size_t size);
+
+/** Per-node figures for node 0..locus_num_nodes()-1.  0, -EINVAL, -EPERM. */
+LOCUS_API int locus_get_node_stats(int node, locus_node_stats_t *st, size_t size);
+
+/** Sets every counter to zero and restarts the clock.  0 or -EPERM. */
+LOCUS_API int locus_reset_stats(void);
+
+/**
+ * Forgets what the data-location directory knows of [addr, addr + size),
+ * e.g. before the memory is freed and reused for other data.  0, -EINVAL,
+ * -EPERM.
+ */
+LOCUS_API int locus_forget(const void *addr, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,8 +25,10 @@ enum { G_NONE = 0, G_WRITE, G_READ, G_CONC };
 struct lc_group {
     uint32_t n, cap;
     struct lc_task **v;          /* inl, or a heap block of cap entries */
-    struct lc_task *inl[2];
+    struct lc_task *inl[4];
 };
+
+#define LC_GROUP_INLINE 4
 
 struct lc_seg {
     uintptr_t lo, hi;            /* [lo, hi) */
@@ -69,7 +71,7 @@ static inline void map_unref(struct lc_worker *w, struct lc_task *t)
 static inline void group_init(struct lc_group *g)
 {
     g->n = 0;
-    g->cap = 2;
+    g->cap = LC_GROUP_INLINE;
     g->v = g->inl;
 }
 

@@ -93,10 +93,12 @@ void lc_execute(struct lc_worker *w, struct lc_task *t)
 {
     while (t) {
         struct lc_task *saved = w->cur;
+        if (t->loc)
+            lc_locality_run(w, t);
         w->cur = t;
         t->fn(t->arg);
         w->cur = saved;
-        w->stats.tasks_run++;
+        lc_stat_add(&w->stats.tasks_run, 1);
 
         /* the body's share of pending goes; what is left counts children */
         int64_t share = LC_BIAS - t->nspawned;

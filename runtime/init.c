@@ -67,7 +67,7 @@ static int init_fail(int err, const char *msg)
 
 static void teardown(struct lc_runtime *rt, int nstarted)
 {
-    if (nstarted > 0 || rt->workers) {
+    if (nstarted > 0) {
         atomic_store_explicit(&rt->stop, 1, memory_order_release);
         lc_wake_all(rt);
         for (int i = 1; i <= nstarted; i++)
@@ -77,6 +77,8 @@ static void teardown(struct lc_runtime *rt, int nstarted)
         lc_depmap_destroy(&rt->workers[0], rt->root->map);
     if (rt->sched_inited)
         rt->sched->fini(rt);
+    lc_locality_fini(rt);
+    lc_mem_free(rt->nsync, 0);
     if (rt->saved_affinity_valid)
         sched_setaffinity(0, sizeof(cpu_set_t), rt->saved_affinity);
     free(rt->saved_affinity);
@@ -117,6 +119,10 @@ LOCUS_API int locus_init(void)
     if (rt->opt.help)
         print_help(&rt->opt);
 
+    if (rt->opt.report[0] && (r = lc_stats_check_report(rt->opt.report, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
     rt->sched = lc_sched_find(rt->opt.sched);
     if (!rt->sched) {
         snprintf(err, sizeof err, "LOCUS_SCHED/LOCUS_REGIME: scheduler '%s' is not available "
@@ -160,6 +166,16 @@ LOCUS_API int locus_init(void)
     free(node);
     free(cpu);
 
+    rt->nsync = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->nsync, LC_CACHELINE);
+    if (!rt->nsync) {
+        r = init_fail(-ENOMEM, "locus_init: out of memory for the node wake-up words");
+        goto fail;
+    }
+    memset(rt->nsync, 0, (size_t)rt->topo.nnodes * sizeof *rt->nsync);
+    if ((r = lc_locality_init(rt, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
     if ((r = lc_taskpool_global_init(&rt->gpool)) < 0) {
         r = init_fail(r, "locus_init: cannot initialise the task pool");
         goto fail;
@@ -205,6 +221,7 @@ LOCUS_API int locus_init(void)
         nstarted = i;
     }
     lc_init_thread = pthread_self();
+    rt->t0_ns = lc_now_ns();
     pthread_mutex_unlock(&lc_init_lock);
     return 0;
 
@@ -234,11 +251,13 @@ LOCUS_API int locus_finalize(void)
     lc_wake_all(rt);
     for (int i = 1; i < rt->nworkers; i++)
         pthread_join(rt->workers[i].thread, NULL);
+    /* the report reads the counters of workers that have all stopped */
+    int r = rt->opt.report[0] ? lc_stats_report(rt) : 0;
     lc_rt = NULL;
     lc_self = NULL;
     teardown(rt, 0);
     pthread_mutex_unlock(&lc_init_lock);
-    return 0;
+    return r;
 }
 
 LOCUS_API int locus_num_workers(void)

@@ -20,10 +20,29 @@
 
 struct lc_sched_ops;
 
+/* Per-worker counters, written only by their worker (summed on demand). */
 struct lc_worker_stats {
-    uint64_t tasks_run;
-    uint64_t steals;
-    uint64_t sleeps;
+    _Atomic uint64_t tasks_run;
+    _Atomic uint64_t first_touch;       /* first-touch tasks run */
+    _Atomic uint64_t bytes[3];          /* dependency bytes by enum lc_dist_class */
+    _Atomic uint64_t steals[3];         /* tasks taken from others, by distance class */
+    _Atomic uint64_t sleeps;
+};
+
+/* Counters are written by their worker only; atomic (relaxed: a plain load
+ * and store on the owner's side) so that locus_get_stats() may read them
+ * from any thread at any time. */
+static inline void lc_stat_add(_Atomic uint64_t *c, uint64_t v)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+                          memory_order_relaxed);
+}
+
+/* One futex word and sleeper count per node, so a task queued for a node
+ * can wake a worker that is allowed to take it. */
+struct lc_node_sync {
+    _Alignas(LC_CACHELINE) _Atomic uint32_t epoch;
+    _Atomic int nsleepers;
 };
 
 struct lc_worker {
@@ -36,7 +55,9 @@ struct lc_worker {
     int node;                                   /* logical NUMA node */
     int cpu;                                    /* real OS CPU bound to, -1 none */
     pthread_t thread;
+    unsigned idle_polls;                        /* failed pops in a row */
     struct lc_worker_stats stats;
+    struct lc_worker_stats stats_base;          /* snapshot at locus_reset_stats() */
     void *sched_data;
 };
 
@@ -54,10 +75,22 @@ struct lc_runtime {
     int saved_affinity_valid;
     void *saved_affinity;               /* initial thread's cpu_set_t */
 
+    /* locality (locality.c); track is 0 on one node, where all is local */
+    int track;
+    int initial_node;                   /* node of the initial thread (worker 0) */
+    int nos;                            /* 1 + the largest OS node number */
+    int (*spread_classes)[3];           /* per node: nodes in use in each distance class */
+    struct lc_directory *dir;
+    int *node_nworkers;                 /* workers per node */
+    int *node_home;                     /* node -> itself, or the nearest node with workers */
+    int *ft_nodes, n_ft_nodes;          /* nodes with workers, for dealing first-touch tasks */
+    _Atomic unsigned ft_next;
+    uint64_t t0_ns;                     /* stats clock start */
+    int mempolicy_set;                  /* DI on a real machine: interleave policy installed */
+
     /* sleeping and waking (wait.c) */
-    _Alignas(LC_CACHELINE) _Atomic uint32_t epoch;   /* futex word */
-    _Alignas(LC_CACHELINE) _Atomic int nsleepers;    /* threads asleep or about to be */
-    _Atomic int ntw_sleepers;                        /* of which sleeping in a taskwait */
+    struct lc_node_sync *nsync;         /* nnodes entries */
+    _Alignas(LC_CACHELINE) _Atomic int ntw_sleepers;  /* threads asleep in a taskwait */
     _Alignas(LC_CACHELINE) _Atomic int stop;
     _Atomic int started;                             /* workers that reached their loop */
 };
@@ -77,12 +110,24 @@ void lc_task_unmapped(struct lc_worker *w, struct lc_task *t);
 /* wait.c */
 void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding);
 void lc_worker_loop(struct lc_worker *w);
-void lc_wake_one(struct lc_runtime *rt);
 void lc_wake_all(struct lc_runtime *rt);
-void lc_notify_pushed(struct lc_runtime *rt);
+/* A task was queued where workers of node may take it / anyone may. */
+void lc_notify_node(struct lc_runtime *rt, int node);
+void lc_notify_any(struct lc_runtime *rt, int from_node);
+
+/* locality.c (only called when rt->track) */
+int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen);
+void lc_locality_fini(struct lc_runtime *rt);
+void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps, size_t ndeps);
+void lc_locality_run(struct lc_worker *w, struct lc_task *t);
 
 /* spawn.c: -EPERM (not running) or -ENOTSUP (foreign thread), with a message */
 int lc_not_worker(const char *fn);
+
+/* stats.c */
+uint64_t lc_now_ns(void);
+int lc_stats_check_report(const char *dest, char *err, size_t errlen);
+int lc_stats_report(struct lc_runtime *rt);
 
 /* error.c */
 int lc_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -25,9 +25,11 @@ int lc_not_worker(const char *fn)
     return lc_error(-ENOTSUP, "%s: called from a thread that is not a Locus worker", fn);
 }
 
-static int check_deps(const locus_dep_t *deps, size_t ndeps)
+static int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total)
 {
+    uint64_t sum = 0;
     for (size_t i = 0; i < ndeps; i++) {
+        sum += deps[i].size;
         uintptr_t a = (uintptr_t)deps[i].addr;
         if (!deps[i].addr)
             return lc_error(-EINVAL, "locus_spawn: dependency %zu has a NULL address", i);
@@ -46,6 +48,7 @@ static int check_deps(const locus_dep_t *deps, size_t ndeps)
                             i, (int)deps[i].access);
         }
     }
+    *total = sum;
     return 0;
 }
 
@@ -66,7 +69,7 @@ static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, 
     w->cur = t;
     fn(arg);
     w->cur = parent;
-    w->stats.tasks_run++;
+    lc_stat_add(&w->stats.tasks_run, 1);
     if (t->nspawned)
         lc_wait_children(w, t, 0);   /* t's descriptor must outlive its children */
     if (t->map)
@@ -100,7 +103,8 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
         return lc_error(-EINVAL, "locus_spawn: fn is NULL");
     if (__builtin_expect(ndeps && !deps, 0))
         return lc_error(-EINVAL, "locus_spawn: deps is NULL but ndeps is %zu", ndeps);
-    int r = check_deps(deps, ndeps);
+    uint64_t dep_bytes = 0;
+    int r = check_deps(deps, ndeps, &dep_bytes);
     if (__builtin_expect(r < 0, 0))
         return r;
 
@@ -140,12 +144,14 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     t->maprefs = 0;
     t->nspawned = 0;
     t->node = -1;
-    t->sched_data = NULL;
+    t->loc = NULL;
     atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
     atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
     atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
-    if (sched->place)
-        sched->place(w, t, deps, ndeps);
+    if (rt->track && ndeps)
+        lc_locality_spawn(w, t, deps, ndeps);
+    else if (ndeps)   /* one node: every byte is local */
+        lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
 
     if (ndeps == 0) {
         atomic_store_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);

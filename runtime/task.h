@@ -27,12 +27,13 @@
 #include "locus.h"
 
 #define LC_INLINE_ARG 64
-#define LC_INLINE_EDGES 4
+#define LC_INLINE_EDGES 8
 #define LC_GUARD (1u << 30)
 #define LC_BIAS ((int64_t)1 << 60)
 
 struct lc_task;
 struct lc_depmap;
+struct lc_task_loc;
 
 /* An edge "succ waits for the task whose successor list holds me".  Edges
  * live in the successor, so they are valid until it runs. */
@@ -68,7 +69,7 @@ struct lc_task {
     int64_t nspawned;               /* children spawned (this task's thread only) */
     int32_t node;                   /* scheduler's node for the task, -1 none */
     uint32_t flags;
-    void *sched_data;               /* per-policy (e.g. first-touch regions) */
+    struct lc_task_loc *loc;        /* dependencies kept for locality accounting (locality.c) */
 
     /* written by other threads */
     _Alignas(64) _Atomic uint32_t npreds;

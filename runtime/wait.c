@@ -4,7 +4,9 @@
  * an idle runtime uses no CPU.  The same loop serves idle workers and
  * threads waiting in taskwait (who keep running other tasks meanwhile).
  *
- * No lost wake-up: a sleeper reads the epoch, announces itself in
+ * Each node has its own futex word and sleeper count (a task queued for a
+ * node must wake a worker allowed to take it).
+ * No lost wake-up: a sleeper reads its node's epoch, announces itself in
  * nsleepers (seq_cst), looks for work once more and only then waits on
  * the epoch value it read; a pusher publishes its task, then (seq_cst)
  * reads nsleepers and bumps the epoch before waking.  Either the sleeper's
@@ -44,31 +46,52 @@ static void futex_wake(_Atomic uint32_t *addr, int n)
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-void lc_wake_one(struct lc_runtime *rt)
+static void wake_node(struct lc_node_sync *ns, int n)
 {
-    atomic_fetch_add_explicit(&rt->epoch, 1, memory_order_seq_cst);
-    futex_wake(&rt->epoch, 1);
+    atomic_fetch_add_explicit(&ns->epoch, 1, memory_order_seq_cst);
+    futex_wake(&ns->epoch, n);
 }
 
 void lc_wake_all(struct lc_runtime *rt)
 {
-    atomic_fetch_add_explicit(&rt->epoch, 1, memory_order_seq_cst);
-    futex_wake(&rt->epoch, INT_MAX);
+    for (int i = 0; i < rt->topo.nnodes; i++)
+        wake_node(&rt->nsync[i], INT_MAX);
 }
 
-void lc_notify_pushed(struct lc_runtime *rt)
+void lc_notify_node(struct lc_runtime *rt, int node)
 {
     /* orders the push before the read of nsleepers (the pusher's half of the
      * handshake described at the top) */
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&rt->nsleepers, memory_order_seq_cst) > 0)
-        lc_wake_one(rt);
+    if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_seq_cst) > 0)
+        wake_node(&rt->nsync[node], 1);
 }
 
-/* One idle poll; on oversubscribed runs give the CPU to a thread with work. */
+void lc_notify_any(struct lc_runtime *rt, int from_node)
+{
+    int n = rt->topo.nnodes;
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < n; i++) {
+        int k = from_node + i < n ? from_node + i : from_node + i - n;
+        if (atomic_load_explicit(&rt->nsync[k].nsleepers, memory_order_seq_cst) > 0) {
+            wake_node(&rt->nsync[k], 1);
+            return;
+        }
+    }
+}
+
+/* Pause between two idle polls.  The pause grows with the number of
+ * failed polls: a thief polling a busy worker's queue at full speed would
+ * steal the cache lines of that queue from its owner on every push, and a
+ * thief that comes back a little later finds more work queued, so each
+ * steal pays for more tasks.  On oversubscribed runs give the CPU to a
+ * thread with work. */
+#define LC_BACKOFF_MAX 256
 static inline void idle_poll(struct lc_runtime *rt, unsigned spins)
 {
-    cpu_relax();
+    unsigned n = spins < LC_BACKOFF_MAX ? spins : LC_BACKOFF_MAX;
+    for (unsigned i = 0; i < n; i++)
+        cpu_relax();
     if (rt->oversubscribed && (spins & 63) == 0)
         sched_yield();
 }
@@ -90,14 +113,15 @@ void lc_worker_loop(struct lc_worker *w)
             idle_poll(rt, spins);
             continue;
         }
-        uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_seq_cst);
-        atomic_fetch_add_explicit(&rt->nsleepers, 1, memory_order_seq_cst);
+        struct lc_node_sync *ns = &rt->nsync[w->node];
+        uint32_t e = atomic_load_explicit(&ns->epoch, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         t = sched->pop(w);
         if (!t && !atomic_load_explicit(&rt->stop, memory_order_seq_cst)) {
-            w->stats.sleeps++;
-            futex_wait(&rt->epoch, e);
+            lc_stat_add(&w->stats.sleeps, 1);
+            futex_wait(&ns->epoch, e);
         }
-        atomic_fetch_sub_explicit(&rt->nsleepers, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         if (t)
             lc_execute(w, t);
         spins = 0;
@@ -123,18 +147,19 @@ void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outsta
         }
         /* pending reaches this value when max_outstanding children remain */
         int64_t target = LC_BIAS - t->nspawned + max_outstanding;
-        uint32_t e = atomic_load_explicit(&rt->epoch, memory_order_seq_cst);
+        struct lc_node_sync *ns = &rt->nsync[w->node];
+        uint32_t e = atomic_load_explicit(&ns->epoch, memory_order_seq_cst);
         atomic_store_explicit(&t->tw_target, target, memory_order_seq_cst);
-        atomic_fetch_add_explicit(&rt->nsleepers, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         x = NULL;
         int64_t done = LC_BIAS - atomic_load_explicit(&t->pending, memory_order_seq_cst);
         if (t->nspawned - done > max_outstanding && !(x = sched->pop(w))) {
-            w->stats.sleeps++;
-            futex_wait(&rt->epoch, e);
+            lc_stat_add(&w->stats.sleeps, 1);
+            futex_wait(&ns->epoch, e);
         }
         atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
-        atomic_fetch_sub_explicit(&rt->nsleepers, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
         if (x)
             lc_execute(w, x);

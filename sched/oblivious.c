@@ -46,7 +46,7 @@ static void obl_push(struct lc_worker *w, struct lc_task *t)
         return;
     }
     if (was_empty)
-        lc_notify_pushed(w->rt);
+        lc_notify_any(w->rt, w->node);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -78,11 +78,11 @@ static struct lc_task *obl_pop(struct lc_worker *w)
             continue;
         t = lc_deque_steal(d);
         if (t) {
-            w->stats.steals++;
+            lc_stat_add(&w->stats.steals[lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
             /* more left behind: pass the wake-up on (one sleeper per push of an
              * empty queue would otherwise leave a burst to a single thief) */
             if (lc_deque_size(d) > 0)
-                lc_notify_pushed(rt);
+                lc_notify_any(rt, w->node);
             return t;
         }
     }

@@ -9,12 +9,21 @@
 #define LC_POLICY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "locus.h"
 
 struct lc_runtime;
 struct lc_worker;
 struct lc_task;
+
+/* What the runtime knows of a task's data when it is spawned (only on
+ * machines or virtual topologies of more than one node). */
+struct lc_placement {
+    int first_touch;           /* it writes a region nobody has touched yet */
+    const uint64_t *bytes;     /* its dependency bytes on each node (nnodes entries) */
+    uint64_t spread;           /* its bytes interleaved over every node in use */
+};
 
 struct lc_sched_ops {
     const char *name;
@@ -24,9 +33,10 @@ struct lc_sched_ops {
     int (*init)(struct lc_runtime *rt, char *err, size_t errlen);
     /* After every worker has stopped. */
     void (*fini)(struct lc_runtime *rt);
-    /* A task is being spawned by w with these dependencies (before it is
-     * registered): the policy may choose t->node.  May be NULL. */
-    void (*place)(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps, size_t ndeps);
+    /* A task with dependencies is being spawned by w on a machine of several
+     * nodes: the policy may choose t->node (a node with workers), which is
+     * also where a first-touch task's regions are booked.  May be NULL. */
+    void (*place)(struct lc_worker *w, struct lc_task *t, const struct lc_placement *pl);
     /* t is ready: queue it. */
     void (*push)(struct lc_worker *w, struct lc_task *t);
     /* The next task for w (its own queue first, then stealing as the policy

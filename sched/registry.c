@@ -7,9 +7,11 @@
 #include <string.h>
 
 extern const struct lc_sched_ops lc_sched_oblivious;
+extern const struct lc_sched_ops lc_sched_naft;
 
 const struct lc_sched_ops *const lc_sched_registry[] = {
     &lc_sched_oblivious,
+    &lc_sched_naft,
     NULL,
 };
 

@@ -275,7 +275,7 @@ static void test_reader_covers_writers(void **state)
     int r7 = TASK(D(IN, 105, 10));
     int w8 = TASK(D(OUT, 100, 20));
     /* several dependencies in one task */
-    int t9 = TASK(D(IN, 0, 8), D(INOUT, 100, 4), D(OUT, 200, 8));
+    int t9 = TASK(D(IN, 0, 10), D(INOUT, 100, 4), D(OUT, 200, 8));
     int t10 = TASK(D(IN, 204, 8), D(IN, 102, 1));
     wait_and_check();
     expect_before(w0, r3);

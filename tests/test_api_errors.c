@@ -245,10 +245,15 @@ static const char *const g_vars[] = { "LOCUS_THREADS", "LOCUS_BIND", "LOCUS_REGI
 enum { NVARS = sizeof g_vars / sizeof g_vars[0] };
 static char *g_saved[NVARS];
 
-static void clear_vars(void)
+/* Back to the caller's values (e.g. a LOCUS_REGIME chosen for the run). */
+static void restore_vars(void)
 {
-    for (int i = 0; i < NVARS; i++)
-        unsetenv(g_vars[i]);
+    for (int i = 0; i < NVARS; i++) {
+        if (g_saved[i])
+            setenv(g_vars[i], g_saved[i], 1);
+        else
+            unsetenv(g_vars[i]);
+    }
 }
 
 static void test_bad_environment(void **state)
@@ -267,7 +272,7 @@ static void test_bad_environment(void **state)
         { "LOCUS_TOPOLOGY", "no-such-topology-xyz", -ENOENT },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        clear_vars();
+        restore_vars();
         setenv(cases[i].var, cases[i].value, 1);
         int rc = locus_init();
         if (rc != -EINVAL && !(cases[i].alt_err && rc == cases[i].alt_err)) {
@@ -287,14 +292,14 @@ static void test_bad_environment(void **state)
         /* nothing half-initialised: still stopped, and a good start works */
         expect_err(locus_num_workers(), -EPERM, "num_workers after failed init");
         expect_err(locus_spawn(count_body, NULL, 0, NULL, 0), -EPERM, "spawn after failed init");
-        clear_vars();
+        restore_vars();
         setenv("LOCUS_THREADS", "2", 1);
         init_ok();
         assert_int_equal(locus_num_workers(), 2);
         check_usable();
         assert_int_equal(locus_finalize(), 0);
     }
-    clear_vars();
+    restore_vars();
 }
 
 static int group_setup(void **state)
@@ -310,13 +315,9 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    for (int i = 0; i < NVARS; i++) {
-        if (g_saved[i])
-            setenv(g_vars[i], g_saved[i], 1);
-        else
-            unsetenv(g_vars[i]);
+    restore_vars();
+    for (int i = 0; i < NVARS; i++)
         free(g_saved[i]);
-    }
     return 0;
 }
 

@@ -1,0 +1,34 @@
+/*
+ * report.h - the locality report written at locus_finalize() when
+ * LOCUS_REPORT is set: a human table (stderr, or a file with any other
+ * extension), JSON (*.json) or CSV (*.csv).
+ */
+#ifndef LC_REPORT_H
+#define LC_REPORT_H
+
+#include <stddef.h>
+
+#include "locus.h"
+
+struct lc_report_info {
+    const char *regime;      /* dft | di | naft */
+    const char *sched;       /* scheduler name */
+    const char *pages;       /* firsttouch | interleave */
+    const char *steal;       /* near | all | none */
+    const char *topology;    /* "machine" or the preset / spec */
+    int virtual_topology;    /* 1 when placement is bookkeeping only */
+    int first_touch_tracked; /* 0 on one node: first-touch tasks are not classified */
+};
+
+/*
+ * Writes the report for the given totals and per-node figures (nnodes
+ * entries) to dest ("stderr" or a path; the format follows the path's
+ * extension).  A file is appended to when it exists (CSV: the header line is
+ * written only to a new or empty file), so several runs can share one file.
+ * Returns 0 or a negative errno with a message in err.
+ */
+int lc_report_write(const char *dest, const struct lc_report_info *info,
+                    const locus_stats_t *total, const locus_node_stats_t *nodes, int nnodes,
+                    char *err, size_t errlen);
+
+#endif /* LC_REPORT_H */

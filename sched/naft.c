@@ -1,0 +1,304 @@
+/*
+ * naft.c - the NUMA-aware scheduler of the NAFT regime (Caheny et al.,
+ * "Reducing cache coherence traffic with a NUMA-aware runtime approach",
+ * IEEE TPDS 29(5), 2018, section 4):
+ *  - a ready queue per node: the deques of the node's workers plus an inbox
+ *    for tasks sent to the node from other nodes;
+ *  - first-touch tasks are dealt round-robin over the nodes that have
+ *    workers, so data is spread uniformly;
+ *  - every other task goes to the node holding most of its dependency bytes
+ *    (ties: the spawning worker's node if it is among the best, else the
+ *    lowest-numbered node; no known bytes: the spawner's node);
+ *  - an idle worker takes from its own deque, its node's inbox and the other
+ *    workers of its node; only after LOCUS_STEAL_SPIN idle polls does it
+ *    steal from other nodes, and then only from the nearest ones
+ *    (LOCUS_STEAL=near), from all, nearest first (all), or never (none).
+ * On a single node this is the oblivious scheduler with one more empty
+ * queue to look at, which keeps its cost within reach of DFT.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "deque.h"
+#include "policy.h"
+#include "runtime.h"
+
+#define LC_BACKLOG 64
+
+/* Tasks sent to a node by workers of other nodes: a FIFO under a lock
+ * (cross-node pushes are the rare case), linked through pool_next. */
+struct naft_inbox {
+    _Alignas(LC_CACHELINE) pthread_mutex_t lock;
+    struct lc_task *head, *tail;
+    _Atomic long size;
+};
+
+struct naft_node {
+    struct naft_inbox inbox;
+    int *workers, nworkers;     /* ids of this node's workers */
+    int *victims, nvictims;     /* other nodes this node may steal from, nearest first */
+};
+
+struct naft {
+    struct naft_node *nodes;
+    int nnodes;
+};
+
+static void naft_fini(struct lc_runtime *rt)
+{
+    struct naft *s = rt->sched_data;
+    for (int i = 0; i < rt->nworkers; i++)
+        lc_deque_destroy(&rt->workers[i].dq);
+    if (!s)
+        return;
+    for (int n = 0; n < s->nnodes; n++) {
+        pthread_mutex_destroy(&s->nodes[n].inbox.lock);
+        free(s->nodes[n].workers);
+        free(s->nodes[n].victims);
+    }
+    free(s->nodes);
+    free(s);
+    rt->sched_data = NULL;
+}
+
+static const struct lc_topology *sort_topo;
+static int sort_from;
+static int by_distance(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b, nn = sort_topo->nnodes;
+    int dx = sort_topo->dist[sort_from * nn + x], dy = sort_topo->dist[sort_from * nn + y];
+    return dx != dy ? (dx < dy ? -1 : 1) : (x < y ? -1 : x > y);
+}
+
+static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
+{
+    int nn = rt->topo.nnodes;
+    struct naft *s = calloc(1, sizeof *s);
+    if (!s || !(s->nodes = calloc((size_t)nn, sizeof *s->nodes)))
+        goto nomem;
+    s->nnodes = nn;
+    rt->sched_data = s;
+    for (int i = 0; i < rt->nworkers; i++)
+        if (lc_deque_init(&rt->workers[i].dq, 10) < 0) {
+            while (i-- > 0)
+                lc_deque_destroy(&rt->workers[i].dq);
+            goto nomem_deques;
+        }
+    for (int n = 0; n < nn; n++) {
+        struct naft_node *nd = &s->nodes[n];
+        pthread_mutex_init(&nd->inbox.lock, NULL);
+        nd->workers = calloc((size_t)rt->nworkers, sizeof *nd->workers);
+        nd->victims = calloc((size_t)nn, sizeof *nd->victims);
+        if (!nd->workers || !nd->victims)
+            goto nomem_all;
+        for (int i = 0; i < rt->nworkers; i++)
+            if (rt->workers[i].node == n)
+                nd->workers[nd->nworkers++] = i;
+    }
+    for (int n = 0; n < nn; n++) {
+        struct naft_node *nd = &s->nodes[n];
+        for (int v = 0; v < nn; v++) {
+            if (v == n || !s->nodes[v].nworkers)
+                continue;
+            if (rt->opt.steal == LC_STEAL_NONE)
+                continue;
+            if (rt->opt.steal == LC_STEAL_NEAR
+                && lc_topology_class(&rt->topo, n, v) != LC_DIST_NEAR)
+                continue;
+            nd->victims[nd->nvictims++] = v;
+        }
+        sort_topo = &rt->topo;
+        sort_from = n;
+        qsort(nd->victims, (size_t)nd->nvictims, sizeof *nd->victims, by_distance);
+    }
+    return 0;
+
+nomem_all:
+    naft_fini(rt);
+    snprintf(err, errlen, "scheduler naft: out of memory for the node queues");
+    return -ENOMEM;
+nomem_deques:
+    free(s->nodes);
+nomem:
+    free(s);
+    rt->sched_data = NULL;
+    snprintf(err, errlen, "scheduler naft: out of memory for the node queues");
+    return -ENOMEM;
+}
+
+static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_placement *pl)
+{
+    struct lc_runtime *rt = w->rt;
+    int nn = rt->topo.nnodes;
+
+    if (pl->first_touch) {
+        unsigned k = atomic_fetch_add_explicit(&rt->ft_next, 1, memory_order_relaxed);
+        t->node = rt->ft_nodes[k % (unsigned)rt->n_ft_nodes];
+        return;
+    }
+    /* bytes per node with workers; interleaved bytes weigh the same on every
+     * node in use, so they cannot change the choice and are left out */
+    uint64_t score[nn];
+    for (int n = 0; n < nn; n++)
+        score[n] = 0;
+    for (int n = 0; n < nn; n++)
+        if (pl->bytes[n])
+            score[rt->node_home[n]] += pl->bytes[n];
+    int best = -1;
+    for (int n = 0; n < nn; n++)
+        if (score[n] && (best < 0 || score[n] > score[best]))
+            best = n;
+    if (best < 0) {
+        t->node = -1;           /* nothing known: stays with its spawner */
+        return;
+    }
+    if (score[w->node] == score[best])
+        best = w->node;
+    t->node = best;
+}
+
+static void inbox_push(struct naft_inbox *ib, struct lc_task *t)
+{
+    t->pool_next = NULL;
+    pthread_mutex_lock(&ib->lock);
+    if (ib->tail)
+        ib->tail->pool_next = t;
+    else
+        ib->head = t;
+    ib->tail = t;
+    atomic_store_explicit(&ib->size, atomic_load_explicit(&ib->size, memory_order_relaxed) + 1,
+                          memory_order_release);
+    pthread_mutex_unlock(&ib->lock);
+}
+
+static struct lc_task *inbox_pop(struct naft_inbox *ib)
+{
+    if (atomic_load_explicit(&ib->size, memory_order_acquire) == 0)
+        return NULL;
+    pthread_mutex_lock(&ib->lock);
+    struct lc_task *t = ib->head;
+    if (t) {
+        ib->head = t->pool_next;
+        if (!ib->head)
+            ib->tail = NULL;
+        atomic_store_explicit(&ib->size, atomic_load_explicit(&ib->size, memory_order_relaxed) - 1,
+                              memory_order_release);
+    }
+    pthread_mutex_unlock(&ib->lock);
+    return t;
+}
+
+static void naft_push(struct lc_worker *w, struct lc_task *t)
+{
+    struct lc_runtime *rt = w->rt;
+    int node = t->node;
+
+    if (node < 0 || node == w->node) {
+        int was_empty = lc_deque_size(&w->dq) <= 0;
+        if (__builtin_expect(lc_deque_push_owner(&w->dq, t) < 0, 0)) {
+            lc_execute(w, t);   /* could not queue it; it is ready, so run it */
+            return;
+        }
+        if (was_empty)
+            lc_notify_node(rt, w->node);
+        return;
+    }
+    struct naft *s = rt->sched_data;
+    inbox_push(&s->nodes[node].inbox, t);
+    lc_notify_node(rt, node);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+/* Takes a task queued on node n: its inbox first, then its workers'
+ * deques (*stolen = 1). */
+static struct lc_task *take_from_node(struct lc_worker *w, struct naft *s, int n, int *stolen)
+{
+    struct naft_node *nd = &s->nodes[n];
+    struct lc_task *t = inbox_pop(&nd->inbox);
+    *stolen = 0;
+    if (t)
+        return t;
+    int k = nd->nworkers;
+    if (!k)
+        return NULL;
+    int start = (int)(rng_next(&w->rng) % (uint64_t)k);
+    for (int i = 0; i < k; i++) {
+        int v = nd->workers[start + i < k ? start + i : start + i - k];
+        if (v == w->id)
+            continue;
+        struct lc_deque *d = &w->rt->workers[v].dq;
+        if (lc_deque_size(d) <= 0)
+            continue;
+        if ((t = lc_deque_steal(d))) {
+            *stolen = 1;
+            if (lc_deque_size(d) > 0)
+                lc_notify_node(w->rt, n);   /* pass the wake-up on */
+            return t;
+        }
+    }
+    return NULL;
+}
+
+static struct lc_task *naft_pop(struct lc_worker *w)
+{
+    struct lc_task *t = lc_deque_pop_owner(&w->dq);
+    if (t) {
+        w->idle_polls = 0;
+        return t;
+    }
+    struct lc_runtime *rt = w->rt;
+    struct naft *s = rt->sched_data;
+    int stolen;
+    if ((t = take_from_node(w, s, w->node, &stolen))) {
+        if (stolen)
+            lc_stat_add(&w->stats.steals[LC_DIST_LOCAL], 1);
+        w->idle_polls = 0;
+        return t;
+    }
+    struct naft_node *nd = &s->nodes[w->node];
+    if (nd->nvictims && ++w->idle_polls >= rt->opt.steal_spin) {
+        for (int i = 0; i < nd->nvictims; i++) {
+            int v = nd->victims[i];
+            if ((t = take_from_node(w, s, v, &stolen))) {
+                lc_stat_add(&w->stats.steals[lc_topology_class(&rt->topo, w->node, v)], 1);
+                w->idle_polls = 0;
+                return t;
+            }
+        }
+    }
+    return NULL;
+}
+
+static int naft_run_here(struct lc_worker *w, struct lc_task *t)
+{
+    return t->node < 0 || t->node == w->node;
+}
+
+static int naft_backlog(struct lc_worker *w)
+{
+    return lc_deque_size(&w->dq) > LC_BACKLOG;
+}
+
+const struct lc_sched_ops lc_sched_naft = {
+    .name = "naft",
+    .description = "NUMA-aware: per-node queues, first-touch tasks dealt over the nodes, "
+                   "others on the node of most of their data, nearest-node stealing (NAFT)",
+    .init = naft_init,
+    .fini = naft_fini,
+    .place = naft_place,
+    .push = naft_push,
+    .pop = naft_pop,
+    .run_here = naft_run_here,
+    .backlog = naft_backlog,
+    .task_done = NULL,
+};

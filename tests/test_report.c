@@ -1,0 +1,576 @@
+/*
+ * test_report.c - unit tests of runtime/report.c: the human table (settings,
+ * totals with percentages, aligned per-node rows), JSON Lines (each line
+ * parses - checked with python3 when it is installed - and holds the right
+ * numbers and escaped strings), CSV (one header for several runs, quoted
+ * fields, 18 fields a row), errors (a missing directory gives -ENOENT and a
+ * message naming the path; no descriptor leaks), stderr (written, never
+ * closed) and all-zero figures (no division by zero).  Every file is written
+ * under a fresh mkdtemp directory, removed at the end.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "report.h"
+
+#define MIB (1024u * 1024u)
+
+static char tmpdir[PATH_MAX];
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static void path_in(char *buf, size_t len, const char *name)
+{
+    int n = snprintf(buf, len, "%s/%s", tmpdir, name);
+    assert_true(n > 0 && (size_t)n < len);
+}
+
+/* The whole file as a NUL-terminated string (caller frees). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t cap = 4096, len = 0;
+    char *p = malloc(cap);
+    assert_non_null(p);
+    size_t n;
+    while ((n = fread(p + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len - 1 == 0) {
+            cap *= 2;
+            p = realloc(p, cap);
+            assert_non_null(p);
+        }
+    }
+    assert_int_equal(ferror(f), 0);
+    fclose(f);
+    p[len] = '\0';
+    return p;
+}
+
+static size_t count_char(const char *s, char c)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == c;
+    return n;
+}
+
+static size_t count_str(const char *s, const char *needle)
+{
+    size_t n = 0, k = strlen(needle);
+    for (const char *p = s; (p = strstr(p, needle)) != NULL; p += k)
+        n++;
+    return n;
+}
+
+static int count_open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static int have_python3(void)
+{
+    static int cached = -1;
+    if (cached < 0)
+        cached = system("command -v python3 >/dev/null 2>&1") == 0;
+    return cached;
+}
+
+/* Runs python3 with a script and the file; 1 ok, 0 failed, -1 no python3. */
+static int python_check(const char *script, const char *path, const char *arg)
+{
+    if (!have_python3())
+        return -1;
+    char cmd[4 * PATH_MAX];
+    int n = snprintf(cmd, sizeof cmd, "python3 -c '%s' '%s' '%s'", script, path, arg ? arg : "");
+    assert_true(n > 0 && (size_t)n < sizeof cmd);
+    return system(cmd) == 0;
+}
+
+/* Every line of the file is a JSON object; argv[2] is the expected count. */
+static const char *const py_lines =
+        "import json,sys\n"
+        "o=[json.loads(l) for l in open(sys.argv[1],encoding=\"utf-8\")]\n"
+        "assert all(isinstance(x,dict) for x in o)\n"
+        "sys.exit(0 if len(o)==int(sys.argv[2]) else 3)\n";
+
+/* Two nodes, 6 MiB of dependency bytes: 3 local, 1 near, 2 far in total. */
+static void sample(locus_stats_t *t, locus_node_stats_t n[2])
+{
+    memset(t, 0, sizeof *t);
+    memset(n, 0, 2 * sizeof *n);
+    n[0] = (locus_node_stats_t){ .tasks_run = 70, .first_touch_tasks = 5,
+                                 .bytes_local = 2 * MIB, .bytes_near = 0, .bytes_far = 2 * MIB,
+                                 .steals_local = 1, .steals_near = 2, .steals_far = 3,
+                                 .bytes_homed = 4 * MIB, .workers = 2 };
+    n[1] = (locus_node_stats_t){ .tasks_run = 30, .first_touch_tasks = 2,
+                                 .bytes_local = 1 * MIB, .bytes_near = 1 * MIB, .bytes_far = 0,
+                                 .steals_local = 4, .steals_near = 5, .steals_far = 6,
+                                 .bytes_homed = 1536, .workers = 1 };
+    t->tasks_run = 100;
+    t->first_touch_tasks = 7;
+    t->bytes_local = 3 * MIB;
+    t->bytes_near = 1 * MIB;
+    t->bytes_far = 2 * MIB;
+    t->steals_local = 5;
+    t->steals_near = 7;
+    t->steals_far = 9;
+    t->nodes = 2;
+    t->workers = 3;
+    t->seconds = 1.25;
+}
+
+static struct lc_report_info sample_info(void)
+{
+    return (struct lc_report_info){ .regime = "dft", .sched = "naft", .pages = "firsttouch",
+                                     .steal = "near", .topology = "twonode",
+                                     .virtual_topology = 1, .first_touch_tracked = 1 };
+}
+
+static char *write_and_read(const char *name, const struct lc_report_info *info,
+                            const locus_stats_t *t, const locus_node_stats_t *n, int nn)
+{
+    char path[PATH_MAX], err[256];
+    path_in(path, sizeof path, name);
+    int r = lc_report_write(path, info, t, n, nn, err, sizeof err);
+    if (r != 0)
+        print_error("lc_report_write(%s): %d %s\n", path, r, err);
+    assert_int_equal(r, 0);
+    return slurp(path);
+}
+
+/* The line of the per-node table whose first field is the node number. */
+static const char *node_row(const char *text, int node, char *line, size_t len)
+{
+    const char *table = strstr(text, "far %");
+    assert_non_null(table);
+    for (const char *p = strchr(table, '\n'); p != NULL && p[1]; p = strchr(p + 1, '\n')) {
+        const char *s = p + 1, *e = strchr(s, '\n');
+        size_t k = e ? (size_t)(e - s) : strlen(s);
+        int id;
+        if (sscanf(s, "%d", &id) == 1 && id == node) {
+            assert_true(k < len);
+            memcpy(line, s, k);
+            line[k] = '\0';
+            return line;
+        }
+    }
+    return NULL;
+}
+
+/* Number of fields of one CSV line (quotes honoured); *end is the next line. */
+static int csv_fields(const char *s, const char **end)
+{
+    int n = 1, q = 0;
+    for (; *s && (q || *s != '\n'); s++) {
+        if (*s == '"')
+            q = !q;
+        else if (*s == ',' && !q)
+            n++;
+    }
+    *end = *s ? s + 1 : s;
+    return n;
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void test_human(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    sample(&t, n);
+    struct lc_report_info info = sample_info();
+    char *s = write_and_read("run.txt", &info, &t, n, 2);
+
+    assert_non_null(strstr(s, "regime"));
+    assert_non_null(strstr(s, "dft"));
+    assert_non_null(strstr(s, "naft"));
+    assert_non_null(strstr(s, "firsttouch"));
+    assert_non_null(strstr(s, "twonode (virtual: placement is bookkeeping)"));
+    assert_non_null(strstr(s, "1.250"));
+    assert_non_null(strstr(s, "local 3.0 MiB (50.0%)"));
+    assert_non_null(strstr(s, "near 1.0 MiB (16.7%)"));
+    assert_non_null(strstr(s, "far 2.0 MiB (33.3%)"));
+    assert_non_null(strstr(s, "local 5, near 7, far 9"));
+
+    char l0[256], l1[256];
+    assert_non_null(node_row(s, 0, l0, sizeof l0));
+    assert_non_null(node_row(s, 1, l1, sizeof l1));
+    assert_non_null(strstr(l0, "70"));
+    assert_non_null(strstr(l0, "2.0 MiB"));
+    assert_non_null(strstr(l0, "50.0%"));
+    assert_non_null(strstr(l0, "4.0 MiB"));
+    assert_non_null(strstr(l1, " 0.0%"));
+    assert_non_null(strstr(l1, "1.5 KiB"));
+
+    /* Aligned: every column right-aligned, so header and rows are as long. */
+    const char *h = strstr(s, "far %");
+    while (h > s && h[-1] != '\n')
+        h--;
+    size_t hl = (size_t)(strchr(h, '\n') - h);
+    assert_int_equal(strlen(l0), hl);
+    assert_int_equal(strlen(l1), hl);
+    free(s);
+
+    info.first_touch_tracked = 0;
+    info.virtual_topology = 0;
+    info.topology = "machine";
+    t.nodes = 1;
+    s = write_and_read("one.log", &info, &t, n, 1);
+    assert_non_null(strstr(s, "not tracked (one node)"));
+    assert_null(strstr(s, "virtual"));
+    assert_non_null(node_row(s, 0, l0, sizeof l0));
+    assert_null(node_row(s, 1, l1, sizeof l1));
+    free(s);
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    sample(&t, n);
+    struct lc_report_info info = sample_info();
+    /* Quote, backslash, control character and an invalid UTF-8 byte. */
+    info.topology = "sp\"ec\\x\n\x01\xff,é";
+    char path[PATH_MAX];
+    path_in(path, sizeof path, "run.json");
+    char *s = write_and_read("run.json", &info, &t, n, 2);
+
+    assert_int_equal(count_char(s, '\n'), 1);
+    assert_int_equal(s[strlen(s) - 1], '\n');
+    assert_non_null(strstr(s, "\"regime\":\"dft\""));
+    assert_non_null(strstr(s, "\"virtual\":true"));
+    assert_non_null(strstr(s, "\"tasks_run\":100,"));
+    assert_non_null(strstr(s, "\"first_touch_tasks\":7,"));
+    assert_non_null(strstr(s, "\"bytes\":{\"local\":3145728,\"near\":1048576,\"far\":2097152}"));
+    assert_non_null(strstr(s, "\"steals\":{\"local\":5,\"near\":7,\"far\":9}"));
+    assert_non_null(strstr(s, "\"node\":1,\"workers\":1,\"tasks_run\":30,"));
+    assert_non_null(strstr(s, "\"bytes_homed\":1536}"));
+    assert_non_null(strstr(s, "\"topology\":\"sp\\\"ec\\\\x\\n\\u0001\\ufffd,é\""));
+    free(s);
+
+    int ok = python_check(py_lines, path, "1");
+    if (ok < 0) {
+        print_message("JSON parse check skipped: python3 not found\n");
+    } else {
+        assert_int_equal(ok, 1);
+        static const char *const py_values =
+                "import json,sys\n"
+                "o=json.loads(open(sys.argv[1],encoding=\"utf-8\").read())\n"
+                "assert o[\"topology\"]==\"sp\\\"ec\\\\x\\n\\x01\\ufffd,\\u00e9\"\n"
+                "assert o[\"seconds\"]==1.25 and o[\"nodes\"]==2 and o[\"workers\"]==3\n"
+                "assert o[\"bytes\"]=={\"local\":3<<20,\"near\":1<<20,\"far\":2<<20}\n"
+                "p=o[\"per_node\"]\n"
+                "assert len(p)==2 and p[0][\"bytes_far\"]==2<<20 and p[1][\"steals_far\"]==6\n"
+                "assert p[0][\"first_touch_tasks\"]==5 and p[0][\"bytes_homed\"]==4<<20\n";
+        assert_int_equal(python_check(py_values, path, NULL), 1);
+    }
+
+    /* Not tracked: null, in the totals and on every node. */
+    info.first_touch_tracked = 0;
+    s = write_and_read("untracked.json", &info, &t, n, 2);
+    assert_int_equal(count_str(s, "\"first_touch_tasks\":null"), 3);
+    assert_non_null(strstr(s, "\"virtual\":true"));
+    free(s);
+}
+
+static void test_append(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    sample(&t, n);
+    struct lc_report_info info = sample_info();
+    char path[PATH_MAX], err[256];
+
+    /* JSON Lines: a second run is a second line. */
+    path_in(path, sizeof path, "runs.json");
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    info.regime = "naft";
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    char *s = slurp(path);
+    assert_int_equal(count_char(s, '\n'), 2);
+    assert_int_equal(count_str(s, "\"regime\":\"dft\""), 1);
+    assert_int_equal(count_str(s, "\"regime\":\"naft\""), 1);
+    free(s);
+    int ok = python_check(py_lines, path, "2");
+    if (ok < 0)
+        print_message("JSON parse check skipped: python3 not found\n");
+    else
+        assert_int_equal(ok, 1);
+
+    /* A file left without a final newline still gets one object a line. */
+    path_in(path, sizeof path, "partial.json");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"old\":1}", f);
+    fclose(f);
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    s = slurp(path);
+    assert_int_equal(count_char(s, '\n'), 2);
+    assert_int_equal(strncmp(s, "{\"old\":1}\n{", 11), 0);
+    free(s);
+    ok = python_check(py_lines, path, "2");
+    if (ok >= 0)
+        assert_int_equal(ok, 1);
+
+    /* CSV: one header, nnodes + 1 rows a run. */
+    path_in(path, sizeof path, "runs.csv");
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    s = slurp(path);
+    assert_int_equal(count_str(s, "regime,sched,"), 1);
+    assert_int_equal(strncmp(s, "regime,sched,pages,steal,topology,nodes,workers,seconds,node,"
+                                "tasks_run,first_touch_tasks,bytes_local,bytes_near,bytes_far,"
+                                "steals_local,steals_near,steals_far,bytes_homed\n",
+                             strlen("regime,sched,pages,steal,topology,nodes,workers,seconds,node,"
+                                    "tasks_run,first_touch_tasks,bytes_local,bytes_near,bytes_far,"
+                                    "steals_local,steals_near,steals_far,bytes_homed\n")),
+                     0);
+    assert_int_equal(count_char(s, '\n'), 1 + 2 * (2 + 1));
+    assert_int_equal(count_str(s, ",all,"), 2);
+    assert_non_null(strstr(s, "naft,naft,firsttouch,near,twonode,2,2,1.250000,0,70,5,2097152,0,"
+                              "2097152,1,2,3,4194304\n"));
+    /* The totals row: bytes_homed is the nodes' sum. */
+    assert_non_null(strstr(s, ",2,3,1.250000,all,100,7,3145728,1048576,2097152,5,7,9,4195840\n"));
+    free(s);
+
+    /* Human: appended after a blank line. */
+    path_in(path, sizeof path, "runs.txt");
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    s = slurp(path);
+    assert_int_equal(count_str(s, "locus report\n"), 2);
+    assert_non_null(strstr(s, "\n\nlocus report\n"));
+    free(s);
+}
+
+static void test_csv_quoting(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    sample(&t, n);
+    struct lc_report_info info = sample_info();
+    info.topology = "nodes=2,distances=10,21";
+    info.sched = "say \"hi\"";
+    info.first_touch_tracked = 0;
+    char *s = write_and_read("quoted.CSV", &info, &t, n, 2);
+
+    assert_non_null(strstr(s, ",\"nodes=2,distances=10,21\","));
+    assert_non_null(strstr(s, ",\"say \"\"hi\"\"\","));
+    /* Untracked first-touch counts are empty fields. */
+    assert_non_null(strstr(s, ",0,70,,2097152,"));
+    int rows = 0;
+    for (const char *p = s; *p;) {
+        assert_int_equal(csv_fields(p, &p), 18);
+        rows++;
+    }
+    assert_int_equal(rows, 1 + 2 + 1);
+    free(s);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    sample(&t, n);
+    struct lc_report_info info = sample_info();
+    char path[PATH_MAX], err[PATH_MAX + 128];
+    int fds = count_open_fds();
+
+    const char *names[] = { "missing/r.json", "missing/r.csv", "missing/r.txt" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        path_in(path, sizeof path, names[i]);
+        memset(err, 0, sizeof err);
+        assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), -ENOENT);
+        assert_non_null(strstr(err, path));
+        assert_non_null(strstr(err, strerror(ENOENT)));
+    }
+
+    /* A directory is not a file to append to. */
+    memset(err, 0, sizeof err);
+    int r = lc_report_write(tmpdir, &info, &t, n, 2, err, sizeof err);
+    assert_true(r < 0);
+    assert_non_null(strstr(err, tmpdir));
+
+    /* A short message buffer is truncated, not overrun; NULL is fine. */
+    path_in(path, sizeof path, "missing/x.json");
+    char tiny[8];
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, tiny, sizeof tiny), -ENOENT);
+    assert_true(strlen(tiny) < sizeof tiny);
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, NULL, 0), -ENOENT);
+
+    /* Bad arguments. */
+    path_in(path, sizeof path, "never.json");
+    assert_int_equal(lc_report_write(NULL, &info, &t, n, 2, err, sizeof err), -EINVAL);
+    assert_int_equal(lc_report_write("", &info, &t, n, 2, err, sizeof err), -EINVAL);
+    assert_int_equal(lc_report_write(path, NULL, &t, n, 2, err, sizeof err), -EINVAL);
+    assert_int_equal(lc_report_write(path, &info, NULL, n, 2, err, sizeof err), -EINVAL);
+    assert_int_equal(lc_report_write(path, &info, &t, NULL, 2, err, sizeof err), -EINVAL);
+    assert_int_equal(lc_report_write(path, &info, &t, n, -1, err, sizeof err), -EINVAL);
+    assert_int_equal(access(path, F_OK), -1);
+
+    /* A successful write leaves no descriptor open either. */
+    path_in(path, sizeof path, "fds.csv");
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    assert_string_equal(err, "");
+    if (fds >= 0)
+        assert_int_equal(count_open_fds(), fds);
+}
+
+static void test_zero(void **state)
+{
+    (void)state;
+    locus_stats_t t = { .nodes = 2, .workers = 2 };
+    locus_node_stats_t n[2] = { { .workers = 1 }, { .workers = 1 } };
+    struct lc_report_info info = sample_info();
+
+    char *s = write_and_read("zero.txt", &info, &t, n, 2);
+    assert_null(strstr(s, "nan"));
+    assert_null(strstr(s, "inf"));
+    assert_non_null(strstr(s, "local 0 B (0.0%), near 0 B (0.0%), far 0 B (0.0%)"));
+    char l[256];
+    assert_non_null(node_row(s, 1, l, sizeof l));
+    assert_non_null(strstr(l, " 0.0%"));
+    free(s);
+
+    s = write_and_read("zero.json", &info, &t, n, 2);
+    assert_null(strstr(s, "nan"));
+    assert_non_null(strstr(s, "\"bytes\":{\"local\":0,\"near\":0,\"far\":0}"));
+    free(s);
+    char path[PATH_MAX];
+    path_in(path, sizeof path, "zero.json");
+    int ok = python_check(py_lines, path, "1");
+    if (ok >= 0)
+        assert_int_equal(ok, 1);
+
+    s = write_and_read("zero.csv", &info, &t, n, 2);
+    assert_null(strstr(s, "nan"));
+    free(s);
+
+    /* No nodes at all, and a NaN clock: still valid output. */
+    t.seconds = NAN;
+    s = write_and_read("empty.json", &info, &t, NULL, 0);
+    assert_non_null(strstr(s, "\"seconds\":null"));
+    assert_non_null(strstr(s, "\"per_node\":[]}"));
+    free(s);
+    s = write_and_read("empty.txt", &info, &t, NULL, 0);
+    assert_null(strstr(s, "nan"));
+    free(s);
+}
+
+static void test_stderr(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    sample(&t, n);
+    struct lc_report_info info = sample_info();
+    char path[PATH_MAX], err[256];
+    path_in(path, sizeof path, "stderr.out");
+
+    /* Catch fd 2 in a file for the duration of the call. */
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    assert_true(saved >= 0);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+    close(fd);
+    int r1 = lc_report_write("stderr", &info, &t, n, 2, err, sizeof err);
+    int r2 = lc_report_write("StdErr", &info, &t, n, 2, err, sizeof err);
+    int open_after = fcntl(STDERR_FILENO, F_GETFD) != -1;
+    fflush(stderr);
+    assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+    close(saved);
+
+    assert_int_equal(r1, 0);
+    assert_int_equal(r2, 0);
+    assert_true(open_after);
+    char *s = slurp(path);
+    assert_int_equal(count_str(s, "locus report\n"), 2);
+    assert_non_null(strstr(s, "far 2.0 MiB (33.3%)"));
+    free(s);
+    /* "./stderr" is a file, in the human format. */
+    char cwd_path[PATH_MAX];
+    path_in(cwd_path, sizeof cwd_path, "stderr");
+    assert_int_equal(lc_report_write(cwd_path, &info, &t, n, 2, err, sizeof err), 0);
+    s = slurp(cwd_path);
+    assert_non_null(strstr(s, "locus report\n"));
+    free(s);
+}
+
+/* ---- setup --------------------------------------------------------------- */
+
+static int group_setup(void **state)
+{
+    (void)state;
+    const char *base = getenv("TMPDIR");
+    if (base == NULL || base[0] == '\0')
+        base = "/tmp";
+    snprintf(tmpdir, sizeof tmpdir, "%s/test_report.XXXXXX", base);
+    if (mkdtemp(tmpdir) == NULL) {
+        fprintf(stderr, "mkdtemp(%s): %s\n", tmpdir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    DIR *d = opendir(tmpdir);
+    if (d != NULL) {
+        struct dirent *e;
+        char p[PATH_MAX + 256];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(tmpdir);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_human),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_append),
+        cmocka_unit_test(test_csv_quoting),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_zero),
+        cmocka_unit_test(test_stderr),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
