@@ -132,7 +132,12 @@ LOCUS_API int locus_init(void)
     }
     if ((r = lc_topology_load(&rt->topo, rt->opt.topology[0] ? rt->opt.topology : NULL,
                               err, sizeof err)) < 0) {
-        init_fail(r, err);
+        char msg[sizeof err + 64];
+        if (rt->opt.topology[0])
+            snprintf(msg, sizeof msg, "LOCUS_TOPOLOGY: %s", err);
+        else
+            snprintf(msg, sizeof msg, "cannot read the machine's topology: %s", err);
+        init_fail(r, msg);
         goto fail;
     }
 

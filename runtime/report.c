@@ -177,7 +177,7 @@ static void human_str(struct sbuf *b, const char *s)
 
 static void human_setting(struct sbuf *b, const char *label, const char *value)
 {
-    sb_printf(b, "  %-14s ", label);
+    sb_printf(b, "  %-17s ", label);
     human_str(b, value);
     sb_putc(b, '\n');
 }
@@ -195,28 +195,28 @@ static void format_human(struct sbuf *b, const struct lc_report_info *info,
     human_setting(b, "scheduler", str_or(info->sched, "?"));
     human_setting(b, "pages", str_or(info->pages, "?"));
     human_setting(b, "steal policy", str_or(info->steal, "?"));
-    sb_printf(b, "  %-14s ", "topology");
+    sb_printf(b, "  %-17s ", "topology");
     human_str(b, str_or(info->topology, "?"));
     if (info->virtual_topology)
         sb_puts(b, " (virtual: placement is bookkeeping)");
     sb_putc(b, '\n');
-    sb_printf(b, "  %-14s %d\n", "nodes", t->nodes);
-    sb_printf(b, "  %-14s %d\n", "workers", t->workers);
-    sb_printf(b, "  %-14s %.3f\n", "wall seconds", isfinite(t->seconds) ? t->seconds : 0.0);
-    sb_printf(b, "  %-14s %" PRIu64 "\n", "tasks run", t->tasks_run);
+    sb_printf(b, "  %-17s %d\n", "nodes", t->nodes);
+    sb_printf(b, "  %-17s %d\n", "workers", t->workers);
+    sb_printf(b, "  %-17s %.3f\n", "wall seconds", isfinite(t->seconds) ? t->seconds : 0.0);
+    sb_printf(b, "  %-17s %" PRIu64 "\n", "tasks run", t->tasks_run);
     if (info->first_touch_tracked)
         snprintf(v, sizeof v, "%" PRIu64, t->first_touch_tasks);
     else
         snprintf(v, sizeof v, "not tracked (one node)");
-    human_setting(b, "first-touch", v);
+    human_setting(b, "first-touch tasks", v);
 
     double all = sum3(t->bytes_local, t->bytes_near, t->bytes_far);
     human_bytes(l, sizeof l, t->bytes_local);
     human_bytes(n, sizeof n, t->bytes_near);
     human_bytes(f, sizeof f, t->bytes_far);
-    sb_printf(b, "  %-14s local %s (%.1f%%), near %s (%.1f%%), far %s (%.1f%%)\n", "bytes",
+    sb_printf(b, "  %-17s local %s (%.1f%%), near %s (%.1f%%), far %s (%.1f%%)\n", "bytes",
               l, pct(t->bytes_local, all), n, pct(t->bytes_near, all), f, pct(t->bytes_far, all));
-    sb_printf(b, "  %-14s local %" PRIu64 ", near %" PRIu64 ", far %" PRIu64 "\n", "steals",
+    sb_printf(b, "  %-17s local %" PRIu64 ", near %" PRIu64 ", far %" PRIu64 "\n", "steals",
               t->steals_local, t->steals_near, t->steals_far);
 
     if (nnodes <= 0)

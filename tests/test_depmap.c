@@ -1,0 +1,273 @@
+/*
+ * test_depmap.c - unit tests of the dependency map (runtime/depmap.c):
+ * which earlier siblings a new task is linked behind, for exact, partial
+ * and nested ranges and every access mode, checked against a brute-force
+ * model of the ordering rules on random task sequences.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "depmap.h"
+#include "edge.h"
+#include "mem.h"
+#include "runtime.h"
+#include "task.h"
+
+static struct lc_runtime rt;
+static struct lc_worker wk;
+static char buf[4096];
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(&rt, 0, sizeof rt);
+    memset(&wk, 0, sizeof wk);
+    lc_taskpool_global_init(&rt.gpool);
+    wk.rt = &rt;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    lc_taskpool_global_fini(&rt.gpool);
+    return 0;
+}
+
+static struct lc_task *new_task(void)
+{
+    struct lc_task *t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
+    memset(t, 0, sizeof *t);
+    atomic_store(&t->npreds, LC_GUARD);
+    return t;
+}
+
+/* Everything released at the end: tasks may sit in the worker's pool list. */
+static void free_tasks(struct lc_task **v, int n)
+{
+    wk.pool.head = NULL;
+    wk.pool.count = 0;
+    for (int i = 0; i < n; i++) {
+        lc_edge_chunks_free(v[i]);
+        free(v[i]);
+    }
+}
+
+/* 1 when b waits directly for a (an edge in a's successor list). */
+static int linked(struct lc_task *a, struct lc_task *b)
+{
+    struct lc_edge *e = atomic_load(&a->succ);
+    for (; e && e != LC_SUCC_CLOSED; e = e->next)
+        if (e->succ == b)
+            return 1;
+    return 0;
+}
+
+static void mark_complete(struct lc_task *t)
+{
+    atomic_store(&t->succ, LC_SUCC_CLOSED);
+    atomic_fetch_or(&t->state, LC_ST_COMPLETE);
+}
+
+#define DEP(acc, off, len) ((locus_dep_t){ buf + (off), (len), LOCUS_ACCESS_##acc })
+
+static uint32_t reg(struct lc_depmap *m, struct lc_task *t, int n, ...)
+{
+    locus_dep_t d[8];
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        d[i] = va_arg(ap, locus_dep_t);
+    va_end(ap);
+    uint32_t nl = 0;
+    assert_int_equal(lc_depmap_register(&wk, m, t, d, (size_t)n, &nl), 0);
+    return nl;
+}
+
+
+
+static void test_exact_modes(void **state)
+{
+    (void)state;
+    struct lc_task *t[10];
+    for (int i = 0; i < 10; i++)
+        t[i] = new_task();
+    struct lc_depmap *m = lc_depmap_create();
+    assert_non_null(m);
+
+    assert_int_equal(reg(m, t[0], 1, DEP(OUT, 0, 64)), 0);
+    assert_int_equal(reg(m, t[1], 1, DEP(IN, 0, 64)), 1);       /* RAW */
+    assert_true(linked(t[0], t[1]));
+    assert_int_equal(reg(m, t[2], 1, DEP(IN, 0, 64)), 1);       /* readers share */
+    assert_true(linked(t[0], t[2]));
+    assert_false(linked(t[1], t[2]));
+    assert_int_equal(reg(m, t[3], 1, DEP(INOUT, 0, 64)), 2);    /* WAR on both readers */
+    assert_true(linked(t[1], t[3]) && linked(t[2], t[3]));
+    assert_false(linked(t[0], t[3]));                           /* implied through them */
+    assert_int_equal(reg(m, t[4], 1, DEP(CONCURRENT, 0, 64)), 1);
+    assert_int_equal(reg(m, t[5], 1, DEP(CONCURRENT, 0, 64)), 1);
+    assert_true(linked(t[3], t[4]) && linked(t[3], t[5]));
+    assert_false(linked(t[4], t[5]));                           /* concurrent commute */
+    assert_int_equal(reg(m, t[6], 1, DEP(IN, 0, 64)), 2);       /* reader after the group */
+    assert_true(linked(t[4], t[6]) && linked(t[5], t[6]));
+    assert_int_equal(reg(m, t[7], 1, DEP(OUT, 0, 64)), 1);      /* WAW-like after reader */
+    assert_true(linked(t[6], t[7]));
+    assert_int_equal(lc_depmap_segments(m), 1);
+
+    /* a completed predecessor orders nothing */
+    mark_complete(t[7]);
+    assert_int_equal(reg(m, t[8], 1, DEP(IN, 0, 64)), 0);
+    /* one task reading and writing the same bytes is not linked to itself */
+    assert_int_equal(reg(m, t[9], 2, DEP(IN, 0, 64), DEP(INOUT, 0, 64)), 1);
+    assert_true(linked(t[8], t[9]));
+    assert_false(linked(t[9], t[9]));
+
+    lc_depmap_destroy(&wk, m);
+    free_tasks(t, 10);
+}
+
+static void test_partial_overlaps(void **state)
+{
+    (void)state;
+    struct lc_task *t[6];
+    for (int i = 0; i < 6; i++)
+        t[i] = new_task();
+    struct lc_depmap *m = lc_depmap_create();
+
+    reg(m, t[0], 1, DEP(OUT, 0, 64));
+    assert_int_equal(reg(m, t[1], 1, DEP(IN, 32, 64)), 1);      /* [32,96) */
+    assert_true(linked(t[0], t[1]));
+    assert_int_equal(lc_depmap_segments(m), 3);                 /* [0,32) [32,64) [64,96) */
+    assert_int_equal(reg(m, t[2], 1, DEP(OUT, 60, 1)), 1);      /* inside both: waits for the reader */
+    assert_true(linked(t[1], t[2]));
+    assert_int_equal(reg(m, t[3], 1, DEP(IN, 0, 8)), 1);        /* only t0 wrote there */
+    assert_true(linked(t[0], t[3]));
+    assert_int_equal(reg(m, t[4], 1, DEP(INOUT, 200, 10)), 0);  /* disjoint: free */
+    /* covers everything: waits for the last group of each segment, t0 included
+     * where nobody read after it ([8,32)); a task found in two segments may
+     * get two edges, which costs a little and orders the same */
+    assert_true(reg(m, t[5], 1, DEP(OUT, 0, 256)) >= 5);
+    assert_true(linked(t[0], t[5]) && linked(t[1], t[5]) && linked(t[2], t[5])
+                && linked(t[3], t[5]) && linked(t[4], t[5]));
+
+    lc_depmap_clear(&wk, m);
+    assert_int_equal(lc_depmap_segments(m), 0);
+    lc_depmap_destroy(&wk, m);
+    free_tasks(t, 6);
+}
+
+/* Random sequences: the transitive closure of the edges the map makes must
+ * equal the brute-force "every earlier conflicting task" relation. */
+#define RN 160
+static void test_random_vs_model(void **state)
+{
+    (void)state;
+    static struct lc_task *t[RN];
+    static locus_dep_t d[RN][3];
+    static int nd[RN];
+    static unsigned char reach[RN][RN];
+    const char *san = getenv("LOCUS_TEST_SANITIZER");
+    int rounds = san && *san ? 10 : 60;
+    uint64_t s = 12345;
+
+    for (int round = 0; round < rounds; round++) {
+        struct lc_depmap *m = lc_depmap_create();
+        for (int i = 0; i < RN; i++) {
+            t[i] = new_task();
+            nd[i] = 1 + (int)(((s = s * 6364136223846793005ull + 1442695040888963407ull) >> 40) % 3);
+            for (int k = 0; k < nd[i]; k++) {
+                s = s * 6364136223846793005ull + 1442695040888963407ull;
+                int off = (int)((s >> 33) % 48) * 4, len = 4 * (1 + (int)((s >> 20) % 8));
+                if ((s >> 10) % 3 == 0) { off = (off / 32) * 32; len = 32; }   /* exact repeats */
+                d[i][k] = (locus_dep_t){ buf + off, (size_t)len, (locus_access_t)(1 + (s >> 40) % 4) };
+            }
+            uint32_t nl;
+            assert_int_equal(lc_depmap_register(&wk, m, t[i], d[i], (size_t)nd[i], &nl), 0);
+        }
+        memset(reach, 0, sizeof reach);
+        for (int j = 0; j < RN; j++)
+            for (int i = 0; i < j; i++)
+                if (linked(t[i], t[j]))
+                    reach[i][j] = 1;
+        for (int k = 0; k < RN; k++)          /* closure, in spawn order */
+            for (int i = 0; i < k; i++)
+                if (reach[i][k])
+                    for (int j = k + 1; j < RN; j++)
+                        if (reach[k][j])
+                            reach[i][j] = 1;
+        for (int j = 0; j < RN; j++)
+            for (int i = 0; i < j; i++) {
+                int conflict = 0;
+                for (int a = 0; a < nd[i]; a++)
+                    for (int b = 0; b < nd[j]; b++) {
+                        uintptr_t ai = (uintptr_t)d[i][a].addr, bj = (uintptr_t)d[j][b].addr;
+                        int overlap = ai < bj + d[j][b].size && bj < ai + d[i][a].size;
+                        int both_read = d[i][a].access == LOCUS_ACCESS_IN && d[j][b].access == LOCUS_ACCESS_IN;
+                        int both_conc = d[i][a].access == LOCUS_ACCESS_CONCURRENT
+                                        && d[j][b].access == LOCUS_ACCESS_CONCURRENT;
+                        if (overlap && !both_read && !both_conc)
+                            conflict = 1;
+                    }
+                if (conflict && !reach[i][j])
+                    fail_msg("round %d: task %d does not wait for conflicting task %d", round, j, i);
+            }
+        lc_depmap_destroy(&wk, m);
+        free_tasks(t, RN);
+    }
+}
+
+static void test_out_of_memory(void **state)
+{
+    (void)state;
+    struct lc_task *t[3] = { new_task(), new_task(), new_task() };
+    struct lc_depmap *m = lc_depmap_create();
+    uint32_t nl;
+    reg(m, t[0], 1, DEP(OUT, 0, 64));
+    locus_dep_t d = DEP(IN, 16, 8);             /* needs two splits */
+    lc_mem_fail_after(1);
+    assert_int_equal(lc_depmap_register(&wk, m, t[1], &d, 1, &nl), -ENOMEM);
+    lc_mem_fail_after(0);
+    /* the map is still usable and still orders later tasks behind t0 */
+    assert_int_equal(reg(m, t[2], 1, DEP(IN, 0, 64)), 1);
+    assert_true(linked(t[0], t[2]));
+    lc_depmap_destroy(&wk, m);
+    free_tasks(t, 3);
+}
+
+static void test_sweep_keeps_size_bounded(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    static char big[N * 8];
+    struct lc_task **t = calloc(N, sizeof *t);
+    struct lc_depmap *m = lc_depmap_create();
+    for (int i = 0; i < N; i++) {
+        t[i] = new_task();
+        locus_dep_t d = { big + 8 * i, 8, LOCUS_ACCESS_OUT };
+        uint32_t nl;
+        assert_int_equal(lc_depmap_register(&wk, m, t[i], &d, 1, &nl), 0);
+        mark_complete(t[i]);   /* as if each ran at once */
+    }
+    /* completed tasks' segments are swept: far fewer than N remain */
+    assert_true(lc_depmap_segments(m) < N / 2);
+    lc_depmap_destroy(&wk, m);
+    free_tasks(t, N);
+    free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_modes),
+        cmocka_unit_test(test_partial_overlaps),
+        cmocka_unit_test(test_random_vs_model),
+        cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_sweep_keeps_size_bounded),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
