@@ -20,11 +20,14 @@
  *
  * Lock: a pthread_rwlock preferring writers (glibc's default prefers
  * readers and can starve the completing tasks that record).  A spinlock was
- * measured as well: uncontended it saves a few ns per call, but readers
- * (spawners) then serialise, and a writer preempted while holding it stalls
- * every spawner on an oversubscribed machine; the rwlock is the choice.
+ * measured too (2-core KVM guest, 1024 tiles, exact-match query): alone,
+ * 18-29 ns against the rwlock's 21-36 ns; two threads querying at once,
+ * 77-98 ns against 52-78 ns per query, since readers do not exclude each
+ * other; one reader and one writer, about the same.  The few ns saved
+ * alone do not pay for serialising the spawners, nor for spinning behind
+ * a preempted writer when workers outnumber cores, so: the rwlock.
  * Readers never write to the directory (no move-to-front in the hash, no
- * statistics), so concurrent queries only share cache lines read-only.
+ * statistics), so concurrent queries share its lines read-only.
  */
 #define _GNU_SOURCE /* pthread_rwlockattr_setkind_np */
 #include "directory.h"

@@ -133,6 +133,20 @@ int lc_stats_report(struct lc_runtime *rt);
 int lc_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lc_error_clear(void);
 
+/*
+ * Whether w may steal from a queue holding n tasks.  A lone task is usually
+ * about to be run by its owner, or heads a chain of dependent tasks its
+ * owner is still spawning: taking it at once makes every task of the chain
+ * cross cores.  A thief that waits a few idle polls (a few microseconds)
+ * finds it still there only when its owner is really busy, and then takes
+ * the whole chain behind it.
+ */
+#define LC_LONE_STEAL_POLLS 16
+static inline int lc_may_steal(const struct lc_worker *w, int64_t n)
+{
+    return n > 1 || (n == 1 && w->idle_polls >= LC_LONE_STEAL_POLLS);
+}
+
 static inline int64_t lc_task_outstanding(struct lc_task *t)
 {
     /* children spawned minus children completed; only the task's own thread asks */

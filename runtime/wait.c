@@ -86,7 +86,7 @@ void lc_notify_any(struct lc_runtime *rt, int from_node)
  * thief that comes back a little later finds more work queued, so each
  * steal pays for more tasks.  On oversubscribed runs give the CPU to a
  * thread with work. */
-#define LC_BACKOFF_MAX 256
+#define LC_BACKOFF_MAX 16   /* pauses; one pause is 10-140 cycles, 40 ns in a KVM guest */
 static inline void idle_poll(struct lc_runtime *rt, unsigned spins)
 {
     unsigned n = spins < LC_BACKOFF_MAX ? spins : LC_BACKOFF_MAX;
@@ -105,10 +105,12 @@ void lc_worker_loop(struct lc_worker *w)
     while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
         struct lc_task *t = sched->pop(w);
         if (t) {
+            w->idle_polls = 0;
             lc_execute(w, t);
             spins = 0;
             continue;
         }
+        w->idle_polls++;
         if (++spins < limit) {
             idle_poll(rt, spins);
             continue;
@@ -137,10 +139,12 @@ void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outsta
     while (lc_task_outstanding(t) > max_outstanding) {
         struct lc_task *x = sched->pop(w);
         if (x) {
+            w->idle_polls = 0;
             lc_execute(w, x);
             spins = 0;
             continue;
         }
+        w->idle_polls++;
         if (++spins < limit) {
             idle_poll(rt, spins);
             continue;

@@ -237,7 +237,7 @@ static struct lc_task *take_from_node(struct lc_worker *w, struct naft *s, int n
         if (v == w->id)
             continue;
         struct lc_deque *d = &w->rt->workers[v].dq;
-        if (lc_deque_size(d) <= 0)
+        if (!lc_may_steal(w, lc_deque_size(d)))
             continue;
         if ((t = lc_deque_steal(d))) {
             *stolen = 1;
@@ -252,26 +252,22 @@ static struct lc_task *take_from_node(struct lc_worker *w, struct naft *s, int n
 static struct lc_task *naft_pop(struct lc_worker *w)
 {
     struct lc_task *t = lc_deque_pop_owner(&w->dq);
-    if (t) {
-        w->idle_polls = 0;
+    if (t)
         return t;
-    }
     struct lc_runtime *rt = w->rt;
     struct naft *s = rt->sched_data;
     int stolen;
     if ((t = take_from_node(w, s, w->node, &stolen))) {
         if (stolen)
             lc_stat_add(&w->stats.steals[LC_DIST_LOCAL], 1);
-        w->idle_polls = 0;
         return t;
     }
     struct naft_node *nd = &s->nodes[w->node];
-    if (nd->nvictims && ++w->idle_polls >= rt->opt.steal_spin) {
+    if (nd->nvictims && w->idle_polls >= rt->opt.steal_spin) {
         for (int i = 0; i < nd->nvictims; i++) {
             int v = nd->victims[i];
             if ((t = take_from_node(w, s, v, &stolen))) {
                 lc_stat_add(&w->stats.steals[lc_topology_class(&rt->topo, w->node, v)], 1);
-                w->idle_polls = 0;
                 return t;
             }
         }

@@ -74,7 +74,7 @@ static struct lc_task *obl_pop(struct lc_worker *w)
         if (v == w->id)
             continue;
         struct lc_deque *d = &rt->workers[v].dq;
-        if (lc_deque_size(d) <= 0)
+        if (!lc_may_steal(w, lc_deque_size(d)))
             continue;
         t = lc_deque_steal(d);
         if (t) {
