@@ -50,6 +50,10 @@ static inline struct lc_task *lc_task_alloc(struct lc_taskpool *p, struct lc_tas
         return lc_taskpool_refill(p, g);
     p->head = t->pool_next;
     p->count--;
+    /* the next descriptor was likely freed on another core: start moving it
+     * here now rather than stall on it at the next spawn */
+    if (p->head)
+        __builtin_prefetch(p->head, 1, 3);
     return t;
 }
 

@@ -48,6 +48,7 @@ int lc_deque_init(struct lc_deque *d, unsigned log2cap)
      * thieves (thread creation, a release store) publishes it. */
     atomic_store_explicit(&d->top, 0, memory_order_relaxed);
     atomic_store_explicit(&d->bottom, 0, memory_order_relaxed);
+    d->top_seen = 0;
     atomic_store_explicit(&d->buf, a, memory_order_relaxed);
     return 0;
 }

@@ -226,6 +226,23 @@ LOCUS_API int locus_init(void)
         nstarted = i;
     }
     lc_init_thread = pthread_self();
+    if (rt->opt.verbose >= 1)
+        fprintf(stderr, "locus: regime %s (scheduler %s, pages %s, steal %s), %s: %d node%s, "
+                "%d worker%s%s\n", rt->opt.regime, rt->sched->name,
+                rt->opt.pages == LC_PAGES_INTERLEAVE ? "interleave" : "firsttouch",
+                rt->opt.steal == LC_STEAL_NEAR ? "near" : rt->opt.steal == LC_STEAL_ALL ? "all" : "none",
+                rt->topo.is_virtual ? rt->opt.topology : "machine", rt->topo.nnodes,
+                rt->topo.nnodes == 1 ? "" : "s", rt->nworkers, rt->nworkers == 1 ? "" : "s",
+                rt->opt.bind == LC_BIND_CORE ? " bound to cores" : " not bound");
+    if (rt->opt.verbose >= 2) {
+        int *wn = malloc((size_t)rt->nworkers * sizeof *wn);
+        if (wn) {
+            for (int i = 0; i < rt->nworkers; i++)
+                wn[i] = rt->workers[i].node;
+            lc_topology_print(&rt->topo, rt->nworkers, wn, stderr);
+            free(wn);
+        }
+    }
     rt->t0_ns = lc_now_ns();
     pthread_mutex_unlock(&lc_init_lock);
     return 0;

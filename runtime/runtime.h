@@ -90,6 +90,7 @@ struct lc_runtime {
 
     /* sleeping and waking (wait.c) */
     struct lc_node_sync *nsync;         /* nnodes entries */
+    _Alignas(LC_CACHELINE) _Atomic int nsleep_total;   /* sum of the nodes' nsleepers */
     _Alignas(LC_CACHELINE) _Atomic int ntw_sleepers;  /* threads asleep in a taskwait */
     _Alignas(LC_CACHELINE) _Atomic int stop;
     _Atomic int started;                             /* workers that reached their loop */

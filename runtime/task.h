@@ -55,31 +55,41 @@ struct lc_edge_chunk {
     struct lc_edge e[14];
 };
 
+/*
+ * Field order is cache-line order.  A task's descriptor crosses cores: its
+ * spawner writes it, the worker completing its last predecessor reads an
+ * edge and decrements npreds, and that worker usually runs it at once.
+ * Line 0 holds everything the run and the completion need, line 1 the
+ * first edges and what the run reads besides, the rest the spawner's
+ * bookkeeping, so a hand-over costs two line transfers, not five.
+ */
 struct lc_task {
-    /* set at spawn, read by whoever runs the task */
+    /* line 0: run and completion */
     locus_task_fn fn;
     void *arg;
     struct lc_task *parent;
     struct lc_depmap *map;          /* the children's dependency map (lazy) */
-    struct lc_task *pool_next;      /* free-list link while recycled */
-    struct lc_task *last_pred;      /* spawn-time dedup of edges to one predecessor */
-    struct lc_edge_chunk *more;     /* overflow edges beyond the inline ones */
-    uint32_t nedges;                /* inline edges used (spawner only) */
-    uint32_t maprefs;               /* memberships in the parent's map (parent's thread only) */
-    int64_t nspawned;               /* children spawned (this task's thread only) */
-    int32_t node;                   /* scheduler's node for the task, -1 none */
-    uint32_t flags;
-    struct lc_task_loc *loc;        /* dependencies kept for locality accounting (locality.c) */
-
-    /* written by other threads */
-    _Alignas(64) _Atomic uint32_t npreds;
-    _Atomic uint32_t state;
-    _Atomic int64_t pending;
-    _Atomic int64_t tw_target;      /* pending value a sleeping taskwait waits for, 0 none */
     _Atomic(struct lc_edge *) succ;
+    _Atomic int64_t pending;
+    int64_t nspawned;               /* children spawned (this task's thread only) */
+    _Atomic uint32_t npreds;
+    _Atomic uint32_t state;
 
-    struct lc_edge edges[LC_INLINE_EDGES];
-    _Alignas(16) unsigned char argbuf[LC_INLINE_ARG];
+    /* line 1 */
+    uint32_t flags;
+    uint32_t nedges;                /* inline edges used (spawner only) */
+    struct lc_edge_chunk *more;     /* overflow edges beyond the inline ones */
+    struct lc_task_loc *loc;        /* dependencies kept for locality accounting (locality.c) */
+    int32_t node;                   /* scheduler's node for the task, -1 none */
+    uint32_t maprefs;               /* memberships in the parent's map (parent's thread only) */
+    struct lc_edge edges[LC_INLINE_EDGES];   /* lines 1-3 */
+
+    /* spawner bookkeeping */
+    struct lc_task *pool_next;      /* free-list link while recycled, queue link while queued */
+    struct lc_task *last_pred;      /* spawn-time dedup of edges to one predecessor */
+    _Atomic int64_t tw_target;      /* pending value a sleeping taskwait waits for, 0 none */
+
+    _Alignas(64) unsigned char argbuf[LC_INLINE_ARG];
 };
 
 #define LC_TF_HEAPARG 0x1u   /* arg points to an lc_mem block of argsize bytes */

@@ -10,9 +10,9 @@
  * nsleepers (seq_cst), looks for work once more and only then waits on
  * the epoch value it read; a pusher publishes its task, then (seq_cst)
  * reads nsleepers and bumps the epoch before waking.  Either the sleeper's
- * last look sees the task or the pusher sees the sleeper.  A pusher only
- * checks when it made a queue non-empty; thieves that find more behind
- * pass the wake-up on (sched/).  A taskwait sleeper also publishes the
+ * last look sees the task or the pusher sees the sleeper.  Every push
+ * checks (a fence and a read of a line nobody writes while all are awake);
+ * thieves that find more behind pass the wake-up on (sched/).  A taskwait sleeper also publishes the
  * pending value it waits for (tw_target); the completion that reaches it
  * wakes everyone (exec.c).
  */
@@ -61,7 +61,8 @@ void lc_wake_all(struct lc_runtime *rt)
 void lc_notify_node(struct lc_runtime *rt, int node)
 {
     /* orders the push before the read of nsleepers (the pusher's half of the
-     * handshake described at the top) */
+     * handshake described at the top); the counters' lines are only read
+     * here, so a push with nobody asleep costs the fence alone */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_seq_cst) > 0)
         wake_node(&rt->nsync[node], 1);
@@ -71,6 +72,8 @@ void lc_notify_any(struct lc_runtime *rt, int from_node)
 {
     int n = rt->topo.nnodes;
     atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&rt->nsleep_total, memory_order_seq_cst) == 0)
+        return;
     for (int i = 0; i < n; i++) {
         int k = from_node + i < n ? from_node + i : from_node + i - n;
         if (atomic_load_explicit(&rt->nsync[k].nsleepers, memory_order_seq_cst) > 0) {
@@ -118,11 +121,13 @@ void lc_worker_loop(struct lc_worker *w)
         struct lc_node_sync *ns = &rt->nsync[w->node];
         uint32_t e = atomic_load_explicit(&ns->epoch, memory_order_seq_cst);
         atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         t = sched->pop(w);
         if (!t && !atomic_load_explicit(&rt->stop, memory_order_seq_cst)) {
             lc_stat_add(&w->stats.sleeps, 1);
             futex_wait(&ns->epoch, e);
         }
+        atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         if (t)
             lc_execute(w, t);
@@ -155,6 +160,7 @@ void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outsta
         uint32_t e = atomic_load_explicit(&ns->epoch, memory_order_seq_cst);
         atomic_store_explicit(&t->tw_target, target, memory_order_seq_cst);
         atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         x = NULL;
         int64_t done = LC_BIAS - atomic_load_explicit(&t->pending, memory_order_seq_cst);
@@ -163,6 +169,7 @@ void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outsta
             futex_wait(&ns->epoch, e);
         }
         atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
         if (x)

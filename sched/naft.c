@@ -196,13 +196,11 @@ static void naft_push(struct lc_worker *w, struct lc_task *t)
     int node = t->node;
 
     if (node < 0 || node == w->node) {
-        int was_empty = lc_deque_size(&w->dq) <= 0;
         if (__builtin_expect(lc_deque_push_owner(&w->dq, t) < 0, 0)) {
             lc_execute(w, t);   /* could not queue it; it is ready, so run it */
             return;
         }
-        if (was_empty)
-            lc_notify_node(rt, w->node);
+        lc_notify_node(rt, w->node);
         return;
     }
     struct naft *s = rt->sched_data;
@@ -241,7 +239,8 @@ static struct lc_task *take_from_node(struct lc_worker *w, struct naft *s, int n
             continue;
         if ((t = lc_deque_steal(d))) {
             *stolen = 1;
-            if (lc_deque_size(d) > 0)
+            if (atomic_load_explicit(&w->rt->nsync[n].nsleepers, memory_order_relaxed) > 0
+                && lc_deque_size(d) > 0)
                 lc_notify_node(w->rt, n);   /* pass the wake-up on */
             return t;
         }
@@ -282,7 +281,7 @@ static int naft_run_here(struct lc_worker *w, struct lc_task *t)
 
 static int naft_backlog(struct lc_worker *w)
 {
-    return lc_deque_size(&w->dq) > LC_BACKLOG;
+    return lc_deque_size_owner(&w->dq, LC_BACKLOG) > LC_BACKLOG;
 }
 
 const struct lc_sched_ops lc_sched_naft = {

@@ -39,14 +39,12 @@ static void obl_fini(struct lc_runtime *rt)
 
 static void obl_push(struct lc_worker *w, struct lc_task *t)
 {
-    int was_empty = lc_deque_size(&w->dq) <= 0;
     if (__builtin_expect(lc_deque_push_owner(&w->dq, t) < 0, 0)) {
         /* the queue could not grow: t is ready, so running it now is valid */
         lc_execute(w, t);
         return;
     }
-    if (was_empty)
-        lc_notify_any(w->rt, w->node);
+    lc_notify_any(w->rt, w->node);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -81,7 +79,8 @@ static struct lc_task *obl_pop(struct lc_worker *w)
             lc_stat_add(&w->stats.steals[lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
             /* more left behind: pass the wake-up on (one sleeper per push of an
              * empty queue would otherwise leave a burst to a single thief) */
-            if (lc_deque_size(d) > 0)
+            if (atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) > 0
+                && lc_deque_size(d) > 0)
                 lc_notify_any(rt, w->node);
             return t;
         }
@@ -91,7 +90,7 @@ static struct lc_task *obl_pop(struct lc_worker *w)
 
 static int obl_backlog(struct lc_worker *w)
 {
-    return lc_deque_size(&w->dq) > LC_BACKLOG;
+    return lc_deque_size_owner(&w->dq, LC_BACKLOG) > LC_BACKLOG;
 }
 
 const struct lc_sched_ops lc_sched_oblivious = {

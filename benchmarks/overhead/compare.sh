@@ -7,7 +7,8 @@
 # Usage: benchmarks/overhead/compare.sh [--check] [--csv] [overhead options]
 #   overhead options (--quick, --tasks, --window, --reps, --pattern) are passed
 #   to both binaries; see build/bench/overhead --help.
-#   --csv    print the joined results as CSV instead of a table
+#   --csv    print the joined results as CSV instead of a table (medians,
+#            ratio, target, and the minimum ns/task of each)
 #   --check  exit 1 if a target is missed (targets below)
 # Environment: THREADS (default: nproc) sets LOCUS_THREADS and OMP_NUM_THREADS;
 #   OMP_PROC_BIND/OMP_PLACES default to true/cores, as Locus binds workers to
@@ -65,7 +66,8 @@ done
 
 threads=${THREADS:-$(nproc)}
 case $threads in
-''|*[!0-9]*|0) die "THREADS='$threads': expected a positive integer" ;;
+''|*[!0-9]*) die "THREADS='$threads': expected a positive integer" ;;
+*) [ "$((10#$threads))" -gt 0 ] || die "THREADS='$threads': expected a positive integer" ;;
 esac
 
 for b in "$locus_bin" "$omp_bin"; do
@@ -117,10 +119,10 @@ sort -u "$tmp/info" | sed 's/^/  /' >&2
 # Join on (pattern, window); rows in the order the locus results came.
 awk -F, -v csv="$csv" -v threads="$threads" '
     $1 == "locus"   { key = $2 "," $3; if (!(key in lm)) order[n++] = key
-                      lm[key] = $6; lw[key] = $5; tasks[key] = $4 }
-    $1 == "libgomp" { key = $2 "," $3; gm[key] = $6; gw[key] = $5 }
+                      lm[key] = $6; ln[key] = $7; lw[key] = $5; tasks[key] = $4 }
+    $1 == "libgomp" { key = $2 "," $3; gm[key] = $6; gn[key] = $7; gw[key] = $5 }
     END {
-        if (csv) print "pattern,window,tasks,threads,locus_ns,libgomp_ns,ratio,target,met"
+        if (csv) print "pattern,window,tasks,threads,locus_ns,libgomp_ns,ratio,target,met,locus_min_ns,libgomp_min_ns"
         else {
             printf "%-7s %8s %14s %16s %14s %7s %4s\n", "pattern", "window",
                    "locus ns/task", "libgomp ns/task", "locus/libgomp", "target", "met"
@@ -137,8 +139,8 @@ awk -F, -v csv="$csv" -v threads="$threads" '
             met = (gm[key] > 0 && ratio <= target) ? "yes" : "no"
             if (met == "no") missed++
             win = (f[2] == tasks[key]) ? "N" : f[2]
-            if (csv) printf "%s,%s,%s,%s,%s,%s,%.3f,%.1f,%s\n", f[1], f[2], tasks[key],
-                            threads, lm[key], gm[key], ratio, target, met
+            if (csv) printf "%s,%s,%s,%s,%s,%s,%.3f,%.1f,%s,%s,%s\n", f[1], f[2], tasks[key],
+                            threads, lm[key], gm[key], ratio, target, met, ln[key], gn[key]
             else printf "%-7s %8s %14.1f %16.1f %14.3f %7s %4s\n", f[1], win, lm[key],
                         gm[key], ratio, sprintf("<=%.1f", target), met
         }
