@@ -49,6 +49,7 @@ int lc_deque_init(struct lc_deque *d, unsigned log2cap)
     atomic_store_explicit(&d->top, 0, memory_order_relaxed);
     atomic_store_explicit(&d->bottom, 0, memory_order_relaxed);
     d->top_seen = 0;
+    d->stale_ok = 0;
     atomic_store_explicit(&d->buf, a, memory_order_relaxed);
     return 0;
 }

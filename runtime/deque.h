@@ -53,6 +53,7 @@ struct lc_deque {
     _Alignas(LC_CACHELINE) _Atomic int64_t bottom;  /* owner's end */
     _Atomic(struct lc_deque_buf *) buf;
     int64_t top_seen;    /* owner only: a top it read earlier (top only grows) */
+    unsigned stale_ok;   /* owner only: size estimates left before top is read again */
 };
 
 /* 0, -ENOMEM, or -EINVAL when log2cap > LC_DEQUE_MAX_LOG2CAP; capacity is
@@ -163,14 +164,22 @@ static inline int64_t lc_deque_size(const struct lc_deque *d)
     return b > t ? b - t : 0;
 }
 
-/* Owner only: at least min(size, limit + 1) when the deque holds more than
- * limit items, else the exact size.  Reads top (the thieves' line) only
- * when the estimate from the top it saw last exceeds limit. */
+/* Owner only: an estimate of the size for "is it longer than limit?"
+ * heuristics, never below the true size at the last read of top.  top, the
+ * line thieves write, is read again only when the estimate exceeds limit,
+ * and then at most once every 16 calls: an owner checking on every push
+ * while thieves take from a long deque would otherwise miss in its cache
+ * each time. */
 static inline int64_t lc_deque_size_owner(struct lc_deque *d, int64_t limit)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     if (b - d->top_seen <= limit)
-        return b - d->top_seen;   /* an over-estimate, within the limit */
+        return b - d->top_seen;
+    if (d->stale_ok) {
+        d->stale_ok--;
+        return b - d->top_seen;
+    }
+    d->stale_ok = 15;
     d->top_seen = atomic_load_explicit(&d->top, memory_order_relaxed);
     return b > d->top_seen ? b - d->top_seen : 0;
 }

@@ -46,19 +46,21 @@ struct lc_node_sync {
 };
 
 struct lc_worker {
-    _Alignas(LC_CACHELINE) struct lc_deque dq;  /* ready tasks (oblivious scheduler) */
-    _Alignas(LC_CACHELINE) struct lc_task *cur; /* task running on this worker */
-    struct lc_runtime *rt;
-    struct lc_taskpool pool;
-    uint64_t rng;
+    _Alignas(LC_CACHELINE) struct lc_deque dq;  /* ready tasks: two lines, top and bottom */
+    /* read-mostly: written at init only, read by thieves and the scheduler */
+    _Alignas(LC_CACHELINE) struct lc_runtime *rt;
     int id;
     int node;                                   /* logical NUMA node */
     int cpu;                                    /* real OS CPU bound to, -1 none */
     pthread_t thread;
-    unsigned idle_polls;                        /* failed pops in a row */
-    struct lc_worker_stats stats;
-    struct lc_worker_stats stats_base;          /* snapshot at locus_reset_stats() */
     void *sched_data;
+    /* written by the owner on every task: on a line no other thread reads */
+    _Alignas(LC_CACHELINE) struct lc_task *cur; /* task running on this worker */
+    struct lc_taskpool pool;
+    uint64_t rng;
+    unsigned idle_polls;                        /* failed pops in a row */
+    _Alignas(LC_CACHELINE) struct lc_worker_stats stats;
+    struct lc_worker_stats stats_base;          /* snapshot at locus_reset_stats() */
 };
 
 struct lc_runtime {
@@ -115,6 +117,9 @@ void lc_wake_all(struct lc_runtime *rt);
 /* A task was queued where workers of node may take it / anyone may. */
 void lc_notify_node(struct lc_runtime *rt, int node);
 void lc_notify_any(struct lc_runtime *rt, int from_node);
+/* A task was pushed on the calling worker's own deque (any: any node's
+ * workers may take it). */
+void lc_notify_own(struct lc_runtime *rt, int node, int any);
 
 /* locality.c (only called when rt->track) */
 int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen);

@@ -70,12 +70,13 @@ struct lc_task {
     struct lc_task *parent;
     struct lc_depmap *map;          /* the children's dependency map (lazy) */
     _Atomic(struct lc_edge *) succ;
-    _Atomic int64_t pending;
-    int64_t nspawned;               /* children spawned (this task's thread only) */
+    _Atomic int64_t pending;        /* children's completions write it: not the spawner's line */
     _Atomic uint32_t npreds;
     _Atomic uint32_t state;
+    _Atomic int64_t tw_target;      /* pending value a sleeping taskwait waits for, 0 none */
 
     /* line 1 */
+    int64_t nspawned;               /* children spawned (this task's thread only) */
     uint32_t flags;
     uint32_t nedges;                /* inline edges used (spawner only) */
     struct lc_edge_chunk *more;     /* overflow edges beyond the inline ones */
@@ -87,7 +88,6 @@ struct lc_task {
     /* spawner bookkeeping */
     struct lc_task *pool_next;      /* free-list link while recycled, queue link while queued */
     struct lc_task *last_pred;      /* spawn-time dedup of edges to one predecessor */
-    _Atomic int64_t tw_target;      /* pending value a sleeping taskwait waits for, 0 none */
 
     _Alignas(64) unsigned char argbuf[LC_INLINE_ARG];
 };

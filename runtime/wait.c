@@ -10,9 +10,10 @@
  * nsleepers (seq_cst), looks for work once more and only then waits on
  * the epoch value it read; a pusher publishes its task, then (seq_cst)
  * reads nsleepers and bumps the epoch before waking.  Either the sleeper's
- * last look sees the task or the pusher sees the sleeper.  Every push
- * checks (a fence and a read of a line nobody writes while all are awake);
- * thieves that find more behind pass the wake-up on (sched/).  A taskwait sleeper also publishes the
+ * last look sees the task or the pusher sees the sleeper.  A push onto the
+ * pusher's own deque skips the fence while nobody sleeps (lc_notify_own says
+ * why that is safe); thieves that find more behind pass the wake-up on
+ * (sched/).  A taskwait sleeper also publishes the
  * pending value it waits for (tw_target); the completion that reaches it
  * wakes everyone (exec.c).
  */
@@ -61,8 +62,7 @@ void lc_wake_all(struct lc_runtime *rt)
 void lc_notify_node(struct lc_runtime *rt, int node)
 {
     /* orders the push before the read of nsleepers (the pusher's half of the
-     * handshake described at the top); the counters' lines are only read
-     * here, so a push with nobody asleep costs the fence alone */
+     * handshake described at the top) */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_seq_cst) > 0)
         wake_node(&rt->nsync[node], 1);
@@ -80,6 +80,22 @@ void lc_notify_any(struct lc_runtime *rt, int from_node)
             wake_node(&rt->nsync[k], 1);
             return;
         }
+    }
+}
+
+void lc_notify_own(struct lc_runtime *rt, int node, int any)
+{
+    /* A task pushed on the pusher's own deque: the pusher itself will run it
+     * if nobody else does, so a wake-up lost to the race the fence closes
+     * costs parallelism, never progress; and the next push sees the
+     * sleeper.  Skipping the fence while nobody sleeps keeps it off the hot
+     * path, where it would wait for the store to bottom, a line thieves
+     * keep reading. */
+    if (any) {
+        if (atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) > 0)
+            lc_notify_any(rt, node);
+    } else if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_relaxed) > 0) {
+        lc_notify_node(rt, node);
     }
 }
 

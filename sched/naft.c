@@ -200,7 +200,7 @@ static void naft_push(struct lc_worker *w, struct lc_task *t)
             lc_execute(w, t);   /* could not queue it; it is ready, so run it */
             return;
         }
-        lc_notify_node(rt, w->node);
+        lc_notify_own(rt, w->node, 0);
         return;
     }
     struct naft *s = rt->sched_data;

@@ -44,7 +44,7 @@ static void obl_push(struct lc_worker *w, struct lc_task *t)
         lc_execute(w, t);
         return;
     }
-    lc_notify_any(w->rt, w->node);
+    lc_notify_own(w->rt, w->node, 1);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -76,7 +76,8 @@ static struct lc_task *obl_pop(struct lc_worker *w)
             continue;
         t = lc_deque_steal(d);
         if (t) {
-            lc_stat_add(&w->stats.steals[lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
+            lc_stat_add(&w->stats.steals[rt->topo.nnodes == 1 ? LC_DIST_LOCAL
+                        : lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
             /* more left behind: pass the wake-up on (one sleeper per push of an
              * empty queue would otherwise leave a burst to a single thief) */
             if (atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) > 0
