@@ -408,6 +408,18 @@ static int seg_access(struct lc_worker *w, struct lc_seg *s, struct lc_task *t,
         s->cur.v[s->cur.n++] = t;
         return 0;
     }
+    if (kind == G_WRITE && s->cur.n == 1 && s->prev.n == 0) {
+        /* the common case of a chain of writers: swap the single member */
+        struct lc_task *p = s->cur.v[0];
+        if ((r = lc_edge_link(t, p)) < 0)
+            return r;
+        *nlinked += (uint32_t)r;
+        map_ref(t);
+        s->cur.v[0] = t;
+        s->kind = G_WRITE;
+        map_unref(w, p);
+        return 0;
+    }
     if ((r = group_link(&s->cur, t, nlinked)) < 0)
         return r;
     map_ref(t);   /* before the releases: t may already be a member */

@@ -22,8 +22,12 @@ static inline void task_free(struct lc_worker *w, struct lc_task *t)
 
 void lc_task_unmapped(struct lc_worker *w, struct lc_task *t)
 {
-    /* the second of {complete, unmapped} frees the descriptor */
-    if (atomic_fetch_or_explicit(&t->state, LC_ST_UNMAPPED, memory_order_acq_rel) & LC_ST_COMPLETE)
+    /* The second of {complete, unmapped} frees the descriptor.  Once
+     * COMPLETE is set the completing thread never touches the task again,
+     * so seeing it lets us free without the read-modify-write (and the
+     * exclusive cache line it would need). */
+    if (atomic_load_explicit(&t->state, memory_order_acquire) & LC_ST_COMPLETE
+        || atomic_fetch_or_explicit(&t->state, LC_ST_UNMAPPED, memory_order_acq_rel) & LC_ST_COMPLETE)
         task_free(w, t);
 }
 

@@ -147,7 +147,7 @@ void lc_error_clear(void);
  * finds it still there only when its owner is really busy, and then takes
  * the whole chain behind it.
  */
-#define LC_LONE_STEAL_POLLS 16
+#define LC_LONE_STEAL_POLLS 64
 static inline int lc_may_steal(const struct lc_worker *w, int64_t n)
 {
     return n > 1 || (n == 1 && w->idle_polls >= LC_LONE_STEAL_POLLS);
