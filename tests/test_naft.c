@@ -28,6 +28,8 @@ static int ran_on[4 * MAXB];
 
 static void start(const char *regime, const char *topo, const char *threads, const char *steal)
 {
+    if (locus_num_workers() > 0)   /* a failed test left it running: keep the others meaningful */
+        locus_finalize();
     setenv("LOCUS_REGIME", regime, 1);
     setenv("LOCUS_TOPOLOGY", topo, 1);
     setenv("LOCUS_THREADS", threads, 1);
@@ -137,11 +139,13 @@ static void heavy(void *arg)
 static void imbalanced(const char *steal, locus_stats_t *st)
 {
     start("naft", "bullion-s16", "32", steal);
-    /* one block first-touched on node 0 (the first dealt node) */
+    /* one block first-touched on node 0 (the first dealt node) or, when
+     * stealing is allowed, wherever a thief ran its first-touch task */
     struct blk a = { 0 };
     assert_int_equal(locus_task(init_block, &a, sizeof a, LOCUS_OUT(data[0], BLOCK)), 0);
     assert_int_equal(locus_taskwait(), 0);
-    assert_int_equal(node_of_block[0], 0);
+    if (strcmp(steal, "none") == 0)     /* otherwise a thief may have run it */
+        assert_int_equal(node_of_block[0], 0);
     assert_int_equal(locus_reset_stats(), 0);
     for (int i = 0; i < 400; i++)
         assert_int_equal(locus_task(heavy, NULL, 0, LOCUS_IN(data[0], BLOCK)), 0);
