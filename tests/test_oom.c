@@ -47,7 +47,7 @@ static void test_spawn_enomem_creates_nothing(void **state)
 }
 
 enum { N = 64 };
-static long cells[N * 4];
+static unsigned long cells[N * 4];
 
 struct step { int i; };
 
@@ -56,16 +56,16 @@ static void step_body(void *arg)
 {
     int i = ((struct step *)arg)->i;
     for (int k = 0; k < 4; k++)
-        cells[4 * i + k] = (i ? cells[4 * (i - 1) + k] : 0) * 3 + i + k;
+        cells[4 * i + k] = (i ? cells[4 * (i - 1) + k] : 0) * 3 + (unsigned long)(i + k);
 }
 
 static void test_registration_enomem_is_serialised(void **state)
 {
     (void)state;
-    long ref[N * 4];
+    unsigned long ref[N * 4];
     for (int i = 0; i < N; i++)
         for (int k = 0; k < 4; k++)
-            ref[4 * i + k] = (i ? ref[4 * (i - 1) + k] : 0) * 3 + i + k;
+            ref[4 * i + k] = (i ? ref[4 * (i - 1) + k] : 0) * 3 + (unsigned long)(i + k);
     for (const char *regime = "dft"; regime; regime = strcmp(regime, "dft") ? NULL : "naft") {
         setenv("LOCUS_THREADS", "2", 1);
         setenv("LOCUS_REGIME", regime, 1);
@@ -76,9 +76,9 @@ static void test_registration_enomem_is_serialised(void **state)
             struct step a = { i };
             /* partial ranges force segment splits, i.e. allocations */
             locus_dep_t d[3] = {
-                LOCUS_OUT(&cells[4 * i], 4 * sizeof(long)),
-                LOCUS_IN(&cells[4 * i - (i ? 3 : 0)], (i ? 3 : 1) * sizeof(long)),
-                LOCUS_IN(&cells[i ? 4 * (i - 1) : 0], sizeof(long)),
+                LOCUS_OUT(&cells[4 * i], 4 * sizeof cells[0]),
+                LOCUS_IN(&cells[4 * i - (i ? 3 : 0)], (i ? 3 : 1) * sizeof cells[0]),
+                LOCUS_IN(&cells[i ? 4 * (i - 1) : 0], sizeof cells[0]),
             };
             lc_mem_fail_after(1 + i % 5);
             assert_int_equal(locus_spawn(step_body, &a, sizeof a, d, 3), 0);
