@@ -17,6 +17,7 @@
 
 #include "edge.h"
 #include "mem.h"
+#include "rng.h"
 #include "runtime.h"
 #include "task.h"
 
@@ -307,13 +308,7 @@ static void hash_remove(struct lc_depmap *m, struct lc_seg *s)
 
 static uint32_t next_prio(struct lc_depmap *m)
 {
-    /* xorshift64: priorities only need to look random to the treap */
-    uint64_t x = m->rng;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    m->rng = x;
-    return (uint32_t)(x >> 32);
+    return (uint32_t)(lc_rng_next(&m->rng) >> 32);
 }
 
 static struct lc_seg *seg_alloc(struct lc_depmap *m)

@@ -23,9 +23,8 @@
 
 #include "deque.h"
 #include "policy.h"
+#include "steal.h"
 #include "runtime.h"
-
-#define LC_BACKLOG 64
 
 /* Tasks sent to a node by workers of other nodes: a FIFO under a lock
  * (cross-node pushes are the rare case), linked through pool_next. */
@@ -196,11 +195,7 @@ static void naft_push(struct lc_worker *w, struct lc_task *t)
     int node = t->node;
 
     if (node < 0 || node == w->node) {
-        if (__builtin_expect(lc_deque_push_owner(&w->dq, t) < 0, 0)) {
-            lc_execute(w, t);   /* could not queue it; it is ready, so run it */
-            return;
-        }
-        lc_notify_own(rt, w->node, 0);
+        lc_push_own(w, t, 0);
         return;
     }
     struct naft *s = rt->sched_data;
@@ -208,44 +203,18 @@ static void naft_push(struct lc_worker *w, struct lc_task *t)
     lc_notify_node(rt, node);
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
-}
-
-/* Takes a task queued on node n: its inbox first, then its workers'
- * deques (*stolen = 1). */
-static struct lc_task *take_from_node(struct lc_worker *w, struct naft *s, int n, int *stolen)
+/* Takes a task queued on node n: its inbox first (tasks sent there), then
+ * its workers' deques (a steal, counted by lc_steal_from). */
+static struct lc_task *take_from_node(struct lc_worker *w, struct naft *s, int n)
 {
     struct naft_node *nd = &s->nodes[n];
     struct lc_task *t = inbox_pop(&nd->inbox);
-    *stolen = 0;
-    if (t)
+    if (t) {
+        if (n != w->node)   /* sent to another node, taken here: a steal too */
+            lc_stat_add(&w->stats.steals[lc_topology_class(&w->rt->topo, w->node, n)], 1);
         return t;
-    int k = nd->nworkers;
-    if (!k)
-        return NULL;
-    int start = (int)(rng_next(&w->rng) % (uint64_t)k);
-    for (int i = 0; i < k; i++) {
-        int v = nd->workers[start + i < k ? start + i : start + i - k];
-        if (v == w->id)
-            continue;
-        struct lc_deque *d = &w->rt->workers[v].dq;
-        if (!lc_may_steal(w, lc_deque_size(d)))
-            continue;
-        if ((t = lc_deque_steal(d))) {
-            *stolen = 1;
-            if (atomic_load_explicit(&w->rt->nsync[n].nsleepers, memory_order_relaxed) > 0
-                && lc_deque_size(d) > 0)
-                lc_notify_node(w->rt, n);   /* pass the wake-up on */
-            return t;
-        }
     }
-    return NULL;
+    return lc_steal_from(w, nd->workers, nd->nworkers, n);
 }
 
 static struct lc_task *naft_pop(struct lc_worker *w)
@@ -255,20 +224,14 @@ static struct lc_task *naft_pop(struct lc_worker *w)
         return t;
     struct lc_runtime *rt = w->rt;
     struct naft *s = rt->sched_data;
-    int stolen;
-    if ((t = take_from_node(w, s, w->node, &stolen))) {
-        if (stolen)
-            lc_stat_add(&w->stats.steals[LC_DIST_LOCAL], 1);
+    if ((t = take_from_node(w, s, w->node)))
         return t;
-    }
     struct naft_node *nd = &s->nodes[w->node];
     if (nd->nvictims && w->idle_polls >= rt->opt.steal_spin) {
         for (int i = 0; i < nd->nvictims; i++) {
             int v = nd->victims[i];
-            if ((t = take_from_node(w, s, v, &stolen))) {
-                lc_stat_add(&w->stats.steals[lc_topology_class(&rt->topo, w->node, v)], 1);
+            if ((t = take_from_node(w, s, v)))
                 return t;
-            }
         }
     }
     return NULL;
@@ -279,10 +242,6 @@ static int naft_run_here(struct lc_worker *w, struct lc_task *t)
     return t->node < 0 || t->node == w->node;
 }
 
-static int naft_backlog(struct lc_worker *w)
-{
-    return lc_deque_size_owner(&w->dq, LC_BACKLOG) > LC_BACKLOG;
-}
 
 const struct lc_sched_ops lc_sched_naft = {
     .name = "naft",
@@ -294,6 +253,6 @@ const struct lc_sched_ops lc_sched_naft = {
     .push = naft_push,
     .pop = naft_pop,
     .run_here = naft_run_here,
-    .backlog = naft_backlog,
+    .backlog = lc_backlog_own,
     .task_done = NULL,
 };

@@ -7,23 +7,47 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "deque.h"
 #include "runtime.h"
 #include "policy.h"
+#include "steal.h"
 
-/* Queue length past which a spawner runs dependency-free tasks itself:
- * plenty of work is already exposed to thieves, so deferring more only
- * costs a push and a pop (libgomp makes the same trade). */
-#define LC_BACKLOG 64
+/* The ids of all workers: every worker is every other's victim. */
+struct obl {
+    int *all;
+};
+
+static void obl_fini(struct lc_runtime *rt)
+{
+    struct obl *s = rt->sched_data;
+    for (int i = 0; i < rt->nworkers; i++)
+        lc_deque_destroy(&rt->workers[i].dq);
+    if (s)
+        free(s->all);
+    free(s);
+    rt->sched_data = NULL;
+}
 
 static int obl_init(struct lc_runtime *rt, char *err, size_t errlen)
 {
+    struct obl *s = calloc(1, sizeof *s);
+    if (!s || !(s->all = calloc((size_t)rt->nworkers, sizeof *s->all))) {
+        free(s);
+        snprintf(err, errlen, "scheduler oblivious: out of memory for the ready queues");
+        return -ENOMEM;
+    }
+    rt->sched_data = s;
     for (int i = 0; i < rt->nworkers; i++) {
+        s->all[i] = i;
         int r = lc_deque_init(&rt->workers[i].dq, 10);
         if (r < 0) {
             while (i-- > 0)
                 lc_deque_destroy(&rt->workers[i].dq);
+            free(s->all);
+            free(s);
+            rt->sched_data = NULL;
             snprintf(err, errlen, "scheduler oblivious: cannot allocate the ready queues");
             return r;
         }
@@ -31,29 +55,9 @@ static int obl_init(struct lc_runtime *rt, char *err, size_t errlen)
     return 0;
 }
 
-static void obl_fini(struct lc_runtime *rt)
-{
-    for (int i = 0; i < rt->nworkers; i++)
-        lc_deque_destroy(&rt->workers[i].dq);
-}
-
 static void obl_push(struct lc_worker *w, struct lc_task *t)
 {
-    if (__builtin_expect(lc_deque_push_owner(&w->dq, t) < 0, 0)) {
-        /* the queue could not grow: t is ready, so running it now is valid */
-        lc_execute(w, t);
-        return;
-    }
-    lc_notify_own(w->rt, w->node, 1);
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *s = x;
+    lc_push_own(w, t, 1);
 }
 
 static struct lc_task *obl_pop(struct lc_worker *w)
@@ -61,38 +65,10 @@ static struct lc_task *obl_pop(struct lc_worker *w)
     struct lc_task *t = lc_deque_pop_owner(&w->dq);
     if (t)
         return t;
-
-    struct lc_runtime *rt = w->rt;
-    int n = rt->nworkers;
-    if (n == 1)
-        return NULL;
-    int start = (int)(rng_next(&w->rng) % (uint64_t)n);
-    for (int i = 0; i < n; i++) {
-        int v = start + i < n ? start + i : start + i - n;
-        if (v == w->id)
-            continue;
-        struct lc_deque *d = &rt->workers[v].dq;
-        if (!lc_may_steal(w, lc_deque_size(d)))
-            continue;
-        t = lc_deque_steal(d);
-        if (t) {
-            lc_stat_add(&w->stats.steals[rt->topo.nnodes == 1 ? LC_DIST_LOCAL
-                        : lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
-            /* more left behind: pass the wake-up on (one sleeper per push of an
-             * empty queue would otherwise leave a burst to a single thief) */
-            if (atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) > 0
-                && lc_deque_size(d) > 0)
-                lc_notify_any(rt, w->node);
-            return t;
-        }
-    }
-    return NULL;
+    struct obl *s = w->rt->sched_data;
+    return lc_steal_from(w, s->all, w->rt->nworkers, -1);
 }
 
-static int obl_backlog(struct lc_worker *w)
-{
-    return lc_deque_size_owner(&w->dq, LC_BACKLOG) > LC_BACKLOG;
-}
 
 const struct lc_sched_ops lc_sched_oblivious = {
     .name = "oblivious",
@@ -103,6 +79,6 @@ const struct lc_sched_ops lc_sched_oblivious = {
     .push = obl_push,
     .pop = obl_pop,
     .run_here = NULL,
-    .backlog = obl_backlog,
+    .backlog = lc_backlog_own,
     .task_done = NULL,
 };

@@ -50,7 +50,7 @@ struct chol_opts {
     char params[64];   /* "n=..,b=.." */
 };
 
-static void chol_usage(FILE *f, const char *prog, const char *what)
+static inline void chol_usage(FILE *f, const char *prog, const char *what)
 {
     fprintf(f,
             "usage: %s [options]\n"
@@ -68,7 +68,7 @@ static void chol_usage(FILE *f, const char *prog, const char *what)
 }
 
 /* Parses the command line; a bad one is reported and exits 2. */
-static void chol_parse(int argc, char **argv, const char *what, struct chol_opts *o)
+static inline void chol_parse(int argc, char **argv, const char *what, struct chol_opts *o)
 {
     const char *prog = argv[0];
     const struct chol_preset *p = &chol_presets[0];
@@ -144,7 +144,7 @@ struct chol_tiles {
 
 #define CHOL_TILE(m, i, j) ((m)->t[(long)(i) * ((i) + 1) / 2 + (j)])
 
-static void chol_tiles_alloc(struct chol_tiles *m, long n, int b)
+static inline void chol_tiles_alloc(struct chol_tiles *m, long n, int b)
 {
     long page = 4096, count;
 
@@ -171,13 +171,29 @@ static void chol_tiles_alloc(struct chol_tiles *m, long n, int b)
     }
 }
 
-static void chol_tiles_free(struct chol_tiles *m)
+static inline void chol_tiles_free(struct chol_tiles *m)
 {
     long count = (long)m->nt * (m->nt + 1) / 2;
     for (long k = 0; k < count; k++)
         munmap(m->t[k], m->map_bytes);
     free(m->t);
     m->t = NULL;
+}
+
+/*
+ * One tile GEMM on the calling thread before anything is timed, as the OmpSs
+ * codes do: OpenBLAS sets up its buffers on its first call, which would
+ * otherwise land in the first repetition.
+ */
+static inline void chol_warmup(int b)
+{
+    size_t bytes = (size_t)b * (size_t)b * sizeof(double);
+    double *x = calloc(3, bytes);
+    if (!x)
+        return;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, b, b, b, -1.0, x, b,
+                x + (size_t)b * b, b, 1.0, x + 2 * (size_t)b * b, b);
+    free(x);
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -189,7 +205,7 @@ struct chol_check {
     int ok;
 };
 
-static void *chol_xmalloc(size_t bytes)
+static inline void *chol_xmalloc(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
@@ -200,7 +216,7 @@ static void *chol_xmalloc(size_t bytes)
 }
 
 /* dst = the lower triangle of src, zeros above. */
-static void chol_copy_lower(double *dst, const double *src, int b)
+static inline void chol_copy_lower(double *dst, const double *src, int b)
 {
     for (int c = 0; c < b; c++)
         for (int r = 0; r < b; r++)
@@ -209,7 +225,7 @@ static void chol_copy_lower(double *dst, const double *src, int b)
 
 /* Sum of squares of a tile counted for the whole symmetric matrix: twice
  * off the diagonal; a diagonal tile's lower triangle mirrored. */
-static double chol_sumsq_sym(const double *t, int b, int diag)
+static inline double chol_sumsq_sym(const double *t, int b, int diag)
 {
     double s = 0.0;
     for (int c = 0; c < b; c++)
@@ -225,7 +241,7 @@ static double chol_sumsq_sym(const double *t, int b, int diag)
  * upper triangles of its diagonal tiles are ignored); gen != 0: S = A from
  * the generator instead (m gives only the shape), *sumsq gets ||A||_F^2.
  */
-static void chol_symv(const struct chol_tiles *m, int gen, const double *x, double *y,
+static inline void chol_symv(const struct chol_tiles *m, int gen, const double *x, double *y,
                       double *tile, double *sumsq)
 {
     int b = m->b;
@@ -252,7 +268,7 @@ static void chol_symv(const struct chol_tiles *m, int gen, const double *x, doub
         }
 }
 
-static double chol_norm2(const double *v, long n)
+static inline double chol_norm2(const double *v, long n)
 {
     return cblas_dnrm2((int)n, v, 1);
 }
@@ -263,7 +279,7 @@ static double chol_norm2(const double *v, long n)
  * max over random x of ||A x - L (L^T x)||_2 / (||A||_F ||x||_2 n eps) in
  * O(n^2).  Both pass below CHOL_CHECK_BOUND.
  */
-static struct chol_check chol_check_factor(const struct chol_tiles *m, int full)
+static inline struct chol_check chol_check_factor(const struct chol_tiles *m, int full)
 {
     int b = m->b, nt = m->nt;
     long n = m->n;
@@ -335,7 +351,7 @@ static struct chol_check chol_check_factor(const struct chol_tiles *m, int full)
 }
 
 /* The full symmetric matrix of m (lower tiles mirrored), column-major n x n. */
-static void chol_tiles_to_dense(const struct chol_tiles *m, double *d)
+static inline void chol_tiles_to_dense(const struct chol_tiles *m, double *d)
 {
     int b = m->b;
     long n = m->n;
@@ -355,7 +371,7 @@ static void chol_tiles_to_dense(const struct chol_tiles *m, double *d)
  * eps) with one dense product (2 n^3 flops, single thread) when full, else
  * max over random x of ||X (A x) - x||_2 / (||A||_F ||X||_F ||x||_2 n eps).
  */
-static struct chol_check chol_check_inverse(const struct chol_tiles *m, int full)
+static inline struct chol_check chol_check_inverse(const struct chol_tiles *m, int full)
 {
     int b = m->b, nt = m->nt;
     long n = m->n;
@@ -412,7 +428,7 @@ static struct chol_check chol_check_inverse(const struct chol_tiles *m, int full
 
 /* ---------------------------------------------------------------- output */
 
-static void chol_report(const char *benchmark, const struct chol_opts *o, const char *impl,
+static inline void chol_report(const char *benchmark, const struct chol_opts *o, const char *impl,
                         const char *blas, double seconds, double flops, const char *what,
                         const struct chol_check *c)
 {

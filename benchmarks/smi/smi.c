@@ -1,0 +1,251 @@
+/*
+ * smi.c - symmetric matrix inversion on Locus, the second benchmark of
+ * section 5 of Caheny et al. (the OmpSs "symmatinv" of BSC): inv(A) of an
+ * SPD matrix in three tiled stages,
+ *   1. Cholesky A = L L^T              (POTRF, TRSM, SYRK, GEMM)
+ *   2. W = inv(L)                      (TRSM, GEMM, TRSM, TRTRI)
+ *   3. inv(A) = W^T W                  (SYRK, GEMM, TRMM, LAUUM)
+ * all in place on the lower tiles (Agullo et al., VECPAR 2010; the kernels
+ * and their order are in cholesky_kernels.h).  The three stages are spawned
+ * one after the other with no taskwait between them: the tile dependencies
+ * alone order them, so a tile's stage-2 work starts as soon as its stage-1
+ * work is done (the OmpSs code gets the same overlap by fusing the three
+ * k loops into one).  Same generator, first-touch initialisation tasks,
+ * options and output as cholesky.c; flops counted as n^3 (n^3/3 per stage).
+ */
+#include <stdatomic.h>
+
+#include "../cholesky/cholesky_common.h"
+
+#define SMI_FULL_CHECK_MAX_N 2048  /* above: the O(n^2) random-vector check */
+
+struct targ {
+    double *a, *b, *c;  /* inputs a, b; c read and written */
+    long ti, tj, n;     /* init tasks: which tile */
+    int nb;
+};
+
+static atomic_int lapack_failed;  /* a POTRF or TRTRI tile failed */
+
+__attribute__((noinline, cold, noreturn)) static void die(const char *what, int err)
+{
+    fprintf(stderr, "smi: %s: %s (%s)\n", what, locus_strerror(err), locus_error_message());
+    exit(1);
+}
+
+static inline void check(const char *what, int err)
+{
+    if (__builtin_expect(err < 0, 0))
+        die(what, err);
+}
+
+static void failed(void)
+{
+    atomic_store_explicit(&lapack_failed, 1, memory_order_relaxed);
+}
+
+static void t_init(void *p)
+{
+    struct targ *t = p;
+    chol_gen_tile(t->c, t->ti, t->tj, t->nb, t->n);
+}
+
+/* stage 1 */
+static void t_potrf(void *p)
+{
+    struct targ *t = p;
+    if (chol_potrf(t->c, t->nb) != 0)
+        failed();
+}
+
+static void t_trsm(void *p)
+{
+    struct targ *t = p;
+    chol_trsm(t->a, t->c, t->nb);
+}
+
+static void t_syrk(void *p)
+{
+    struct targ *t = p;
+    chol_syrk(t->a, t->c, t->nb);
+}
+
+static void t_gemm(void *p)
+{
+    struct targ *t = p;
+    chol_gemm(t->a, t->b, t->c, t->nb);
+}
+
+/* stage 2 */
+static void t_trsm_right(void *p)
+{
+    struct targ *t = p;
+    smi_trsm_right(t->a, t->c, t->nb);
+}
+
+static void t_gemm_nn(void *p)
+{
+    struct targ *t = p;
+    smi_gemm_nn(t->a, t->b, t->c, t->nb);
+}
+
+static void t_trsm_left(void *p)
+{
+    struct targ *t = p;
+    smi_trsm_left(t->a, t->c, t->nb);
+}
+
+static void t_trtri(void *p)
+{
+    struct targ *t = p;
+    if (smi_trtri(t->c, t->nb) != 0)
+        failed();
+}
+
+/* stage 3 */
+static void t_syrk_t(void *p)
+{
+    struct targ *t = p;
+    smi_syrk_t(t->a, t->c, t->nb);
+}
+
+static void t_gemm_tn(void *p)
+{
+    struct targ *t = p;
+    smi_gemm_tn(t->a, t->b, t->c, t->nb);
+}
+
+static void t_trmm(void *p)
+{
+    struct targ *t = p;
+    smi_trmm(t->a, t->c, t->nb);
+}
+
+static void t_lauum(void *p)
+{
+    struct targ *t = p;
+    if (smi_lauum(t->c, t->nb) != 0)
+        failed();
+}
+
+/* c = fn(a, b, c): the task's dependencies are in a, in b, inout c. */
+static void spawn3(locus_task_fn fn, double *a, double *b, double *c, int nb, size_t tb)
+{
+    struct targ t = { .a = a, .b = b, .c = c, .nb = nb };
+    check("locus_task", locus_task(fn, &t, sizeof t, LOCUS_IN(a, tb), LOCUS_IN(b, tb),
+                                   LOCUS_INOUT(c, tb)));
+}
+
+/* c = fn(a, c) */
+static void spawn2(locus_task_fn fn, double *a, double *c, int nb, size_t tb)
+{
+    struct targ t = { .a = a, .c = c, .nb = nb };
+    check("locus_task", locus_task(fn, &t, sizeof t, LOCUS_IN(a, tb), LOCUS_INOUT(c, tb)));
+}
+
+/* c = fn(c) */
+static void spawn1(locus_task_fn fn, double *c, int nb, size_t tb)
+{
+    struct targ t = { .c = c, .nb = nb };
+    check("locus_task", locus_task(fn, &t, sizeof t, LOCUS_INOUT(c, tb)));
+}
+
+static void spawn_init(struct chol_tiles *m)
+{
+    const size_t tb = m->tile_bytes;
+    for (int i = 0; i < m->nt; i++)
+        for (int j = 0; j <= i; j++) {
+            double *aij = CHOL_TILE(m, i, j);
+            struct targ a = { .c = aij, .ti = i, .tj = j, .n = m->n, .nb = m->b };
+            check("locus_task", locus_task(t_init, &a, sizeof a, LOCUS_OUT(aij, tb)));
+        }
+}
+
+#define A(i, j) CHOL_TILE(m, i, j)
+
+static void spawn_smi(struct chol_tiles *m)
+{
+    const int nt = m->nt, b = m->b;
+    const size_t tb = m->tile_bytes;
+
+    /* stage 1: A = L L^T, as in cholesky.c */
+    for (int k = 0; k < nt; k++) {
+        spawn1(t_potrf, A(k, k), b, tb);
+        for (int i = k + 1; i < nt; i++)
+            spawn2(t_trsm, A(k, k), A(i, k), b, tb);
+        for (int i = k + 1; i < nt; i++) {
+            for (int j = k + 1; j < i; j++)
+                spawn3(t_gemm, A(i, k), A(j, k), A(i, j), b, tb);
+            spawn2(t_syrk, A(i, k), A(i, i), b, tb);
+        }
+    }
+
+    /* stage 2: L -> W = inv(L) */
+    for (int k = 0; k < nt; k++) {
+        for (int i = k + 1; i < nt; i++)
+            spawn2(t_trsm_right, A(k, k), A(i, k), b, tb);
+        for (int i = k + 1; i < nt; i++)
+            for (int j = 0; j < k; j++)
+                spawn3(t_gemm_nn, A(i, k), A(k, j), A(i, j), b, tb);
+        for (int j = 0; j < k; j++)
+            spawn2(t_trsm_left, A(k, k), A(k, j), b, tb);
+        spawn1(t_trtri, A(k, k), b, tb);
+    }
+
+    /* stage 3: W -> W^T W = inv(A) */
+    for (int k = 0; k < nt; k++) {
+        for (int j = 0; j < k; j++) {
+            spawn2(t_syrk_t, A(k, j), A(j, j), b, tb);
+            for (int i = j + 1; i < k; i++)
+                spawn3(t_gemm_tn, A(k, i), A(k, j), A(i, j), b, tb);
+        }
+        for (int j = 0; j < k; j++)
+            spawn2(t_trmm, A(k, k), A(k, j), b, tb);
+        spawn1(t_lauum, A(k, k), b, tb);
+    }
+}
+
+#undef A
+
+int main(int argc, char **argv)
+{
+    struct chol_opts o;
+    struct chol_tiles m;
+    char blas[64];
+
+    chol_parse(argc, argv, "Tiled symmetric matrix inversion (Cholesky, TRTRI, LAUUM) on Locus "
+               "tasks.", &o);
+    bench_blas(blas, sizeof blas, 1);
+    chol_warmup(o.b);
+    check("locus_init", locus_init());
+    /* after locus_init: under DI the pages of the tiles are interleaved */
+    chol_tiles_alloc(&m, o.n, o.b);
+
+    for (int rep = 0; rep < o.reps; rep++) {
+        spawn_init(&m);
+        check("locus_taskwait", locus_taskwait());
+        check("locus_reset_stats", locus_reset_stats());
+        atomic_store_explicit(&lapack_failed, 0, memory_order_relaxed);
+
+        double t0 = bench_now();
+        spawn_smi(&m);
+        check("locus_taskwait", locus_taskwait());
+        double secs = bench_now() - t0;
+
+        struct chol_check c = chol_check_inverse(&m, o.n <= SMI_FULL_CHECK_MAX_N);
+        if (atomic_load_explicit(&lapack_failed, memory_order_relaxed)) {
+            printf("  a POTRF or TRTRI tile failed (not positive definite or singular)\n");
+            c.ok = 0;
+        }
+        chol_report("smi", &o, "locus", blas, secs, (double)o.n * o.n * o.n,
+                    "||A inv(A) - I|| / (||A|| ||inv(A)|| n eps)", &c);
+    }
+
+    /* the directory must not keep the tiles' placement for reused memory */
+    for (int i = 0; i < m.nt; i++)
+        for (int j = 0; j <= i; j++)
+            check("locus_forget", locus_forget(CHOL_TILE(&m, i, j), m.tile_bytes));
+    chol_tiles_free(&m);
+    check("locus_finalize", locus_finalize());
+    return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * steal.h - what every scheduling policy does the same way: push on the
+ * calling worker's own deque, and steal from a set of victim workers
+ * (random start, lone tasks left alone for a while, wake-ups passed on).
+ */
+#ifndef LC_STEAL_H
+#define LC_STEAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "deque.h"
+#include "rng.h"
+#include "runtime.h"
+
+/* Queues a ready task on w's own deque; any: workers of every node may
+ * take it (else only w's node's). */
+static inline void lc_push_own(struct lc_worker *w, struct lc_task *t, int any)
+{
+    if (__builtin_expect(lc_deque_push_owner(&w->dq, t) < 0, 0)) {
+        lc_execute(w, t);   /* the deque could not grow: t is ready, so run it now */
+        return;
+    }
+    lc_notify_own(w->rt, w->node, any);
+}
+
+/*
+ * Steals one task from the deques of the n workers in victims (ids; w itself
+ * is skipped), starting at a random one, and counts the steal by the
+ * distance between w's node and the victim's.  node >= 0: the victims'
+ * node, whose sleepers a thief that leaves work behind wakes; -1: any
+ * node's.
+ */
+static inline struct lc_task *lc_steal_from(struct lc_worker *w, const int *victims, int n,
+                                            int node)
+{
+    struct lc_runtime *rt = w->rt;
+    if (n <= 0)
+        return NULL;
+    int start = (int)(lc_rng_next(&w->rng) % (uint64_t)n);
+    for (int i = 0; i < n; i++) {
+        int v = victims[start + i < n ? start + i : start + i - n];
+        if (v == w->id)
+            continue;
+        struct lc_deque *d = &rt->workers[v].dq;
+        if (!lc_may_steal(w, lc_deque_size(d)))
+            continue;
+        struct lc_task *t = lc_deque_steal(d);
+        if (!t)
+            continue;
+        lc_stat_add(&w->stats.steals[rt->topo.nnodes == 1 ? LC_DIST_LOCAL
+                    : lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
+        /* more left behind: pass the wake-up on (a push wakes one sleeper,
+         * which would otherwise leave a burst to a single thief) */
+        _Atomic int *sleepers = node >= 0 ? &rt->nsync[node].nsleepers : &rt->nsleep_total;
+        if (atomic_load_explicit(sleepers, memory_order_relaxed) > 0 && lc_deque_size(d) > 0) {
+            if (node >= 0)
+                lc_notify_node(rt, node);
+            else
+                lc_notify_any(rt, w->node);
+        }
+        return t;
+    }
+    return NULL;
+}
+
+/* Queue length past which a spawner runs dependency-free tasks itself:
+ * plenty of work is already exposed to thieves, so deferring more only
+ * costs a push and a pop (libgomp makes the same trade). */
+#define LC_BACKLOG 64
+
+static inline int lc_backlog_own(struct lc_worker *w)
+{
+    return lc_deque_size_owner(&w->dq, LC_BACKLOG) > LC_BACKLOG;
+}
+
+#endif /* LC_STEAL_H */

@@ -1,0 +1,631 @@
+/*
+ * guest_test.c - runs inside a QEMU guest with emulated NUMA nodes (started
+ * by tests/numa-vm/run) and compares Locus's NUMA decisions with where the
+ * kernel really put the pages, on the real (emulated) topology, without
+ * LOCUS_TOPOLOGY:
+ *   topology   the nodes, CPUs and distances the VM was given, seen by
+ *              libnuma and by locus_init();
+ *   naft       first-touch tasks dealt over the nodes, their pages on the
+ *              node of the worker that ran them, the directory's bytes per
+ *              node equal to the kernel's, then tasks reading a block run on
+ *              the node of its pages (LOCUS_STEAL=none: deterministic);
+ *   main-init  data the main program initialised (numa_alloc_onnode, or
+ *              first touch with the main thread on a node) is found on its
+ *              node by the runtime's kernel lookup, and its tasks run there;
+ *   steal-near with all the data on node 0 and LOCUS_STEAL=near, only node 0
+ *              and its nearest nodes run tasks and no steal is far;
+ *   dft        pages are on the node of the worker that first touched them;
+ *   di         pages first touched after locus_init() are interleaved over
+ *              the nodes page by page; the policy is gone after finalize.
+ * The regime of each phase is set with setenv() before its locus_init().
+ * Test buffers are checked to have no page resident before their first
+ * touch, so that a reused allocation cannot pass for a placement.
+ *
+ * Usage: guest_test --nodes N --cpus-per-node K --dist D00,D01,...  (N*N)
+ * Exit status: 0 when every check passed, 1 when one failed, 2 for bad usage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "locus.h"
+
+#define MAXN 8
+#define BLOCK_PAGES 8     /* pages per first-touch block */
+#define NBLOCKS 62        /* not a multiple of 4: the dealing is checked at +-1 */
+#define DI_PAGES 512      /* interleaved buffer touched by the main thread */
+#define STEAL_TASKS 96
+#define MAX_SHOWN 25      /* failure lines printed; the rest are only counted */
+
+static int nnodes, cpus_per_node, dist[MAXN * MAXN];
+static size_t page;
+static int failures, checks, shown;
+
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        checks++;                                                         \
+        if (!(cond)) {                                                    \
+            failures++;                                                   \
+            if (shown++ < MAX_SHOWN) {                                    \
+                printf("FAIL %s:%d: ", __FILE__, __LINE__);               \
+                printf(__VA_ARGS__);                                      \
+                putchar('\n');                                            \
+            }                                                             \
+        }                                                                 \
+    } while (0)
+
+/* ------------------------------------------------------------ helpers */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The kernel's node of every page of [p, p + len) (p page-aligned) into
+ * status[], -ENOENT for a page never touched. */
+static int page_status(const void *p, size_t len, int *status)
+{
+    size_t n = (len + page - 1) / page;
+    void **pages = malloc(n * sizeof *pages);
+    if (!pages)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        pages[i] = (char *)p + i * page;
+        status[i] = -EFAULT;
+    }
+    long r = move_pages(0, (unsigned long)n, pages, NULL, status, 0);
+    free(pages);
+    return r < 0 ? -errno : 0;
+}
+
+/* Pages of [p, p + len) per node; *absent: untouched pages; returns the
+ * node holding every page, -1 when they are split or some are absent. */
+static int count_pages(const void *p, size_t len, long *per_node, long *absent)
+{
+    size_t n = (len + page - 1) / page;
+    int *st = malloc(n * sizeof *st), all = -2;
+    memset(per_node, 0, MAXN * sizeof *per_node);
+    *absent = 0;
+    if (!st || page_status(p, len, st) < 0) {
+        CHECK(0, "move_pages on %zu pages at %p: %s", n, p, strerror(errno));
+        free(st);
+        *absent = (long)n;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (st[i] >= 0 && st[i] < MAXN)
+            per_node[st[i]]++;
+        else
+            ++*absent;
+        all = all == -2 ? st[i] : all == st[i] ? all : -1;
+    }
+    free(st);
+    return all < 0 ? -1 : all;
+}
+
+/* posix_memalign'ed, page-aligned memory none of whose pages is resident. */
+static void *fresh(size_t len)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, page, len) != 0) {
+        CHECK(0, "posix_memalign(%zu bytes) failed", len);
+        return NULL;
+    }
+    long per[MAXN], absent;
+    count_pages(p, len, per, &absent);
+    CHECK(absent == (long)(len / page),
+          "a fresh %zu-byte buffer already has %ld resident pages: placement "
+          "checks on it would be meaningless", len, (long)(len / page) - absent);
+    return p;
+}
+
+static int os_node_now(int *cpu)
+{
+    *cpu = sched_getcpu();
+    return *cpu >= 0 ? numa_node_of_cpu(*cpu) : -1;
+}
+
+static int start(const char *regime, const char *steal)
+{
+    setenv("LOCUS_REGIME", regime, 1);
+    if (steal)
+        setenv("LOCUS_STEAL", steal, 1);
+    else
+        unsetenv("LOCUS_STEAL");
+    int r = locus_init();
+    CHECK(r == 0, "locus_init with LOCUS_REGIME=%s LOCUS_STEAL=%s: %s (%s)", regime,
+          steal ? steal : "(unset)", locus_strerror(r), locus_error_message());
+    return r;
+}
+
+static void stop(void)
+{
+    int r = locus_finalize();
+    CHECK(r == 0, "locus_finalize: %s", locus_strerror(r));
+}
+
+static void node_stats(int node, locus_node_stats_t *ns)
+{
+    memset(ns, 0, sizeof *ns);
+    int r = locus_get_node_stats(node, ns, sizeof *ns);
+    CHECK(r == 0, "locus_get_node_stats(%d): %s", node, locus_strerror(r));
+}
+
+/* Nodes at the smallest remote distance from node a. */
+static int is_near(int a, int b)
+{
+    int best = 0;
+    for (int n = 0; n < nnodes; n++)
+        if (n != a && (!best || dist[a * nnodes + n] < best))
+            best = dist[a * nnodes + n];
+    return b != a && dist[a * nnodes + b] == best;
+}
+
+/* ---------------------------------------------------------- task bodies */
+
+struct rec {
+    _Atomic int ran;
+    int worker_node, os_node, cpu, cpu_after;
+};
+
+struct blk_arg {
+    unsigned char *p;
+    size_t len;
+    struct rec *rec;
+    int passes;           /* steal-near: work to make idle nodes steal */
+};
+
+static void note_where(struct rec *r)
+{
+    r->worker_node = locus_worker_node();
+    r->os_node = os_node_now(&r->cpu);
+}
+
+static void init_body(void *arg)
+{
+    struct blk_arg *a = arg;
+    note_where(a->rec);
+    memset(a->p, 0x5a, a->len);
+    a->rec->cpu_after = sched_getcpu();
+    atomic_fetch_add(&a->rec->ran, 1);
+}
+
+static void read_body(void *arg)
+{
+    struct blk_arg *a = arg;
+    note_where(a->rec);
+    unsigned sum = 0;
+    for (int k = 0; k < (a->passes > 0 ? a->passes : 1); k++)
+        for (size_t i = 0; i < a->len; i += 64)
+            sum += ((volatile unsigned char *)a->p)[i];
+    if (a->passes > 0)   /* INOUT tasks also write, as their dependency says */
+        a->p[0] = (unsigned char)sum;
+    a->rec->cpu_after = sched_getcpu();
+    atomic_fetch_add(&a->rec->ran, 1);
+}
+
+/* Every block's task ran exactly once, on a bound worker whose node the
+ * runtime and the OS agree on. */
+static void check_records(const char *what, struct rec *rec, int n)
+{
+    for (int b = 0; b < n; b++) {
+        CHECK(atomic_load(&rec[b].ran) == 1, "%s: task %d ran %d times", what, b,
+              atomic_load(&rec[b].ran));
+        CHECK(rec[b].worker_node == rec[b].os_node,
+              "%s: task %d: locus_worker_node() = %d but its CPU %d is on OS node %d", what, b,
+              rec[b].worker_node, rec[b].cpu, rec[b].os_node);
+        CHECK(rec[b].cpu == rec[b].cpu_after, "%s: task %d moved from CPU %d to CPU %d", what, b,
+              rec[b].cpu, rec[b].cpu_after);
+    }
+}
+
+/* Spawns one OUT first-touch task per block and waits. */
+static void first_touch_blocks(unsigned char **blk, size_t blen, struct rec *rec, int n)
+{
+    for (int b = 0; b < n; b++) {
+        struct blk_arg a = { blk[b], blen, &rec[b], 0 };
+        int r = locus_task(init_body, &a, sizeof a, LOCUS_OUT(blk[b], blen));
+        CHECK(r == 0, "locus_spawn of init task %d: %s", b, locus_strerror(r));
+    }
+    CHECK(locus_taskwait() == 0, "locus_taskwait failed");
+}
+
+static unsigned char **alloc_blocks(int n, size_t blen)
+{
+    unsigned char **blk = calloc((size_t)n, sizeof *blk);
+    for (int b = 0; blk && b < n; b++)
+        blk[b] = fresh(blen);
+    return blk;
+}
+
+static void free_blocks(unsigned char **blk, int n)
+{
+    for (int b = 0; blk && b < n; b++)
+        free(blk[b]);
+    free(blk);
+}
+
+/* -------------------------------------------------------------- phases */
+
+static void phase_topology(void)
+{
+    CHECK(numa_available() >= 0, "libnuma: NUMA not available in the guest");
+    CHECK(numa_num_configured_nodes() == nnodes, "libnuma sees %d nodes, the VM has %d",
+          numa_num_configured_nodes(), nnodes);
+    int ncpus = numa_num_configured_cpus();
+    CHECK(ncpus == nnodes * cpus_per_node, "libnuma sees %d CPUs, the VM has %d", ncpus,
+          nnodes * cpus_per_node);
+    for (int c = 0; c < ncpus; c++)
+        CHECK(numa_node_of_cpu(c) == c / cpus_per_node, "CPU %d is on node %d, expected %d", c,
+              numa_node_of_cpu(c), c / cpus_per_node);
+    for (int a = 0; a < nnodes; a++) {
+        long long sz = numa_node_size64(a, NULL);
+        CHECK(sz > 0, "node %d has no memory", a);
+        printf("  node %d: %lld MiB, distances", a, sz >> 20);
+        for (int b = 0; b < nnodes; b++) {
+            printf(" %d", numa_distance(a, b));
+            CHECK(numa_distance(a, b) == dist[a * nnodes + b],
+                  "numa_distance(%d, %d) = %d, the VM was given %d", a, b, numa_distance(a, b),
+                  dist[a * nnodes + b]);
+        }
+        putchar('\n');
+    }
+    if (start("naft", NULL) != 0)
+        return;
+    CHECK(locus_num_nodes() == nnodes, "locus_num_nodes() = %d, expected %d", locus_num_nodes(),
+          nnodes);
+    CHECK(locus_num_workers() == ncpus, "locus_num_workers() = %d, expected %d (one per CPU)",
+          locus_num_workers(), ncpus);
+    for (int n = 0; n < nnodes && n < locus_num_nodes(); n++) {
+        locus_node_stats_t ns;
+        node_stats(n, &ns);
+        CHECK(ns.workers == cpus_per_node, "node %d has %d workers, expected %d", n, ns.workers,
+              cpus_per_node);
+    }
+    stop();
+}
+
+static void phase_naft(void)
+{
+    size_t blen = BLOCK_PAGES * page;
+    struct rec rec[NBLOCKS], rd[NBLOCKS];
+    int home[NBLOCKS];
+    unsigned char **blk = alloc_blocks(NBLOCKS, blen);
+    memset(rec, 0, sizeof rec);
+    memset(rd, 0, sizeof rd);
+    if (!blk || start("naft", "none") != 0)
+        goto out;
+
+    first_touch_blocks(blk, blen, rec, NBLOCKS);
+    check_records("naft init", rec, NBLOCKS);
+
+    /* dealt round-robin: every node ran floor or ceil of NBLOCKS/nnodes */
+    int ran[MAXN] = { 0 };
+    uint64_t kbytes[MAXN] = { 0 };
+    for (int b = 0; b < NBLOCKS; b++) {
+        if (rec[b].os_node >= 0 && rec[b].os_node < MAXN)
+            ran[rec[b].os_node]++;
+        long per[MAXN], absent;
+        home[b] = count_pages(blk[b], blen, per, &absent);
+        CHECK(home[b] == rec[b].os_node,
+              "naft init: block %d was first touched on node %d but its %d pages are on "
+              "node %d (-1: split or absent; %ld absent)", b, rec[b].os_node, BLOCK_PAGES,
+              home[b], absent);
+        for (int n = 0; n < MAXN; n++)
+            kbytes[n] += (uint64_t)per[n] * page;
+    }
+    for (int n = 0; n < nnodes; n++) {
+        locus_node_stats_t ns;
+        node_stats(n, &ns);
+        CHECK(ran[n] >= NBLOCKS / nnodes && ran[n] <= (NBLOCKS + nnodes - 1) / nnodes,
+              "naft init: node %d ran %d of %d first-touch tasks (dealt over %d nodes)", n,
+              ran[n], NBLOCKS, nnodes);
+        CHECK(ns.first_touch_tasks == (uint64_t)ran[n],
+              "naft init: node %d: stats say %llu first-touch tasks, the bodies saw %d", n,
+              (unsigned long long)ns.first_touch_tasks, ran[n]);
+        /* directory vs kernel: at most a page per block apart */
+        uint64_t diff = ns.bytes_homed > kbytes[n] ? ns.bytes_homed - kbytes[n]
+                                                   : kbytes[n] - ns.bytes_homed;
+        CHECK(diff <= (uint64_t)NBLOCKS * page,
+              "naft init: node %d: the directory homes %llu bytes there, the kernel has %llu",
+              n, (unsigned long long)ns.bytes_homed, (unsigned long long)kbytes[n]);
+        printf("  node %d: %d first-touch tasks, directory %llu KiB, kernel %llu KiB\n", n,
+               ran[n], (unsigned long long)ns.bytes_homed >> 10,
+               (unsigned long long)kbytes[n] >> 10);
+    }
+
+    /* tasks reading a block run on the node of its pages */
+    locus_reset_stats();
+    for (int b = 0; b < NBLOCKS; b++) {
+        struct blk_arg a = { blk[b], blen, &rd[b], 0 };
+        int r = locus_task(read_body, &a, sizeof a, LOCUS_IN(blk[b], blen));
+        CHECK(r == 0, "locus_spawn of read task %d: %s", b, locus_strerror(r));
+    }
+    CHECK(locus_taskwait() == 0, "locus_taskwait failed");
+    check_records("naft read", rd, NBLOCKS);
+    for (int b = 0; b < NBLOCKS; b++)
+        CHECK(rd[b].os_node == home[b],
+              "naft read: the task reading block %d ran on node %d, its pages are on node %d",
+              b, rd[b].os_node, home[b]);
+    locus_stats_t st;
+    memset(&st, 0, sizeof st);
+    locus_get_stats(&st, sizeof st);
+    CHECK(st.bytes_local == (uint64_t)NBLOCKS * blen && st.bytes_near == 0 && st.bytes_far == 0,
+          "naft read: bytes local/near/far = %llu/%llu/%llu, expected all %zu local",
+          (unsigned long long)st.bytes_local, (unsigned long long)st.bytes_near,
+          (unsigned long long)st.bytes_far, (size_t)NBLOCKS * blen);
+    stop();
+out:
+    free_blocks(blk, NBLOCKS);
+}
+
+/* Data initialised by the main program, outside any task: the runtime never
+ * saw it written and must ask the kernel where it is. */
+static void phase_main_init(void)
+{
+    size_t len = 16 * page;
+    int node_a = nnodes - 1, node_b = 1;
+    struct rec rec[4];
+    memset(rec, 0, sizeof rec);
+
+    /* b: first touched by the main thread while it runs on node_b */
+    unsigned char *b = fresh(len);
+    cpu_set_t saved;
+    CHECK(sched_getaffinity(0, sizeof saved, &saved) == 0, "sched_getaffinity: %s",
+          strerror(errno));
+    CHECK(numa_run_on_node(node_b) == 0, "numa_run_on_node(%d): %s", node_b, strerror(errno));
+    if (b)
+        memset(b, 1, len);
+    CHECK(sched_setaffinity(0, sizeof saved, &saved) == 0, "sched_setaffinity: %s",
+          strerror(errno));
+    /* a: bound to node_a, touched by the main thread wherever it runs */
+    unsigned char *a = numa_alloc_onnode(len, node_a);
+    CHECK(a != NULL, "numa_alloc_onnode(%zu, %d) failed", len, node_a);
+    if (a)
+        memset(a, 2, len);
+    if (!a || !b)
+        goto out;
+    long per[MAXN], absent;
+    CHECK(count_pages(a, len, per, &absent) == node_a,
+          "main-init: numa_alloc_onnode(%d) pages are not all on node %d", node_a, node_a);
+    CHECK(count_pages(b, len, per, &absent) == node_b,
+          "main-init: pages first touched on node %d are not all there", node_b);
+
+    if (start("naft", "none") != 0)
+        goto out;
+    unsigned char *buf[4] = { a, b, a, b };
+    int want[4] = { node_a, node_b, node_a, node_b };
+    for (int i = 0; i < 4; i++) {
+        struct blk_arg arg = { buf[i], len, &rec[i], i < 2 ? 0 : 1 };
+        locus_dep_t dep = i < 2 ? LOCUS_IN(buf[i], len) : LOCUS_INOUT(buf[i], len);
+        int r = locus_spawn(read_body, &arg, sizeof arg, &dep, 1);
+        CHECK(r == 0, "locus_spawn of main-init task %d: %s", i, locus_strerror(r));
+    }
+    CHECK(locus_taskwait() == 0, "locus_taskwait failed");
+    check_records("main-init", rec, 4);
+    for (int i = 0; i < 4; i++)
+        CHECK(rec[i].os_node == want[i],
+              "main-init: task %d (%s on data of node %d) ran on node %d", i,
+              i < 2 ? "in" : "inout", want[i], rec[i].os_node);
+    locus_stats_t st;
+    memset(&st, 0, sizeof st);
+    locus_get_stats(&st, sizeof st);
+    CHECK(st.first_touch_tasks == 0, "main-init: %llu tasks counted as first-touch",
+          (unsigned long long)st.first_touch_tasks);
+    CHECK(st.bytes_local == 4 * len, "main-init: %llu of %zu dependency bytes local",
+          (unsigned long long)st.bytes_local, 4 * len);
+    stop();
+out:
+    if (a)
+        numa_free(a, len);
+    free(b);
+}
+
+/* All the data on node 0: only node 0 and its nearest nodes may run tasks. */
+static void phase_steal_near(void)
+{
+    size_t blen = 4 * page, len = STEAL_TASKS * blen;
+    struct rec rec[STEAL_TASKS];
+    memset(rec, 0, sizeof rec);
+    unsigned char *d = numa_alloc_onnode(len, 0);
+    CHECK(d != NULL, "numa_alloc_onnode(%zu, 0) failed", len);
+    if (!d)
+        return;
+    memset(d, 3, len);
+    if (start("naft", "near") != 0)
+        goto out;
+    for (int i = 0; i < STEAL_TASKS; i++) {
+        struct blk_arg a = { d + (size_t)i * blen, blen, &rec[i], 64 };
+        int r = locus_task(read_body, &a, sizeof a, LOCUS_INOUT(a.p, blen));
+        CHECK(r == 0, "locus_spawn of steal task %d: %s", i, locus_strerror(r));
+    }
+    CHECK(locus_taskwait() == 0, "locus_taskwait failed");
+    check_records("steal-near", rec, STEAL_TASKS);
+    int ran[MAXN] = { 0 };
+    for (int i = 0; i < STEAL_TASKS; i++)
+        if (rec[i].os_node >= 0 && rec[i].os_node < MAXN)
+            ran[rec[i].os_node]++;
+    locus_stats_t st;
+    memset(&st, 0, sizeof st);
+    locus_get_stats(&st, sizeof st);
+    CHECK(st.steals_far == 0, "steal-near: %llu far steals with LOCUS_STEAL=near",
+          (unsigned long long)st.steals_far);
+    printf("  tasks per node:");
+    for (int n = 0; n < nnodes; n++) {
+        printf(" %d", ran[n]);
+        CHECK(n == 0 || is_near(0, n) || ran[n] == 0,
+              "steal-near: node %d (distance %d from node 0, not the nearest) ran %d tasks", n,
+              dist[n], ran[n]);
+    }
+    printf("; steals local %llu near %llu far %llu\n", (unsigned long long)st.steals_local,
+           (unsigned long long)st.steals_near, (unsigned long long)st.steals_far);
+    stop();
+out:
+    numa_free(d, len);
+}
+
+static void phase_dft(void)
+{
+    size_t blen = BLOCK_PAGES * page;
+    struct rec rec[NBLOCKS];
+    memset(rec, 0, sizeof rec);
+    unsigned char **blk = alloc_blocks(NBLOCKS, blen);
+    if (!blk || start("dft", NULL) != 0)
+        goto out;
+    first_touch_blocks(blk, blen, rec, NBLOCKS);
+    check_records("dft init", rec, NBLOCKS);
+    int ran[MAXN] = { 0 };
+    for (int b = 0; b < NBLOCKS; b++) {
+        long per[MAXN], absent;
+        int home = count_pages(blk[b], blen, per, &absent);
+        CHECK(home == rec[b].os_node,
+              "dft: block %d was first touched on node %d but its pages are on node %d "
+              "(-1: split or absent)", b, rec[b].os_node, home);
+        if (rec[b].os_node >= 0 && rec[b].os_node < MAXN)
+            ran[rec[b].os_node]++;
+    }
+    printf("  first-touch tasks per node:");
+    for (int n = 0; n < nnodes; n++)
+        printf(" %d", ran[n]);
+    putchar('\n');
+    stop();
+out:
+    free_blocks(blk, NBLOCKS);
+}
+
+static void phase_di(void)
+{
+    size_t blen = BLOCK_PAGES * page, len = DI_PAGES * page;
+    struct rec rec[NBLOCKS];
+    memset(rec, 0, sizeof rec);
+    unsigned char **blk = alloc_blocks(NBLOCKS, blen);
+    unsigned char *buf = NULL;
+    if (!blk || start("di", NULL) != 0)
+        goto out;
+    int mode = -1;
+    CHECK(get_mempolicy(&mode, NULL, 0, NULL, 0) == 0 && mode == MPOL_INTERLEAVE,
+          "di: the initial thread's memory policy is %d, expected MPOL_INTERLEAVE (%d)", mode,
+          MPOL_INTERLEAVE);
+
+    /* allocated and first touched by the main program after locus_init() */
+    if ((buf = fresh(len)))
+        memset(buf, 4, len);
+    long per[MAXN], absent;
+    if (buf) {
+        count_pages(buf, len, per, &absent);
+        printf("  main-thread buffer, pages per node:");
+        for (int n = 0; n < nnodes; n++) {
+            printf(" %ld", per[n]);
+            CHECK(labs(per[n] - DI_PAGES / nnodes) <= 2,
+                  "di: node %d has %ld of %d interleaved pages, expected %d +- 2", n, per[n],
+                  DI_PAGES, DI_PAGES / nnodes);
+        }
+        putchar('\n');
+        CHECK(absent == 0, "di: %ld pages of the buffer not resident after memset", absent);
+    }
+
+    /* touched by tasks on every worker: each thread interleaves on its own,
+     * and its other page faults (stacks, task pools) take turns too, so the
+     * split is only roughly even */
+    first_touch_blocks(blk, blen, rec, NBLOCKS);
+    long tot[MAXN] = { 0 }, npages = (long)NBLOCKS * BLOCK_PAGES;
+    for (int b = 0; b < NBLOCKS; b++) {
+        count_pages(blk[b], blen, per, &absent);
+        for (int n = 0; n < nnodes; n++)
+            tot[n] += per[n];
+    }
+    printf("  task-touched blocks, pages per node:");
+    for (int n = 0; n < nnodes; n++) {
+        printf(" %ld", tot[n]);
+        CHECK(labs(tot[n] - npages / nnodes) <= npages / nnodes / 4,
+              "di: node %d has %ld of %ld task-touched pages, expected %ld +- 25%%", n,
+              tot[n], npages, npages / nnodes);
+    }
+    putchar('\n');
+    stop();
+    mode = -1;
+    CHECK(get_mempolicy(&mode, NULL, 0, NULL, 0) == 0 && mode == MPOL_DEFAULT,
+          "di: after locus_finalize the memory policy is %d, expected MPOL_DEFAULT", mode);
+out:
+    free(buf);
+    free_blocks(blk, NBLOCKS);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int parse_args(int argc, char **argv)
+{
+    int ndist = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--nodes")) {
+            nnodes = atoi(argv[i + 1]);
+        } else if (!strcmp(argv[i], "--cpus-per-node")) {
+            cpus_per_node = atoi(argv[i + 1]);
+        } else if (!strcmp(argv[i], "--dist")) {
+            for (char *s = argv[i + 1]; *s;) {
+                char *e;
+                long v = strtol(s, &e, 10);
+                if (e == s || v < 1 || v > 255 || ndist == MAXN * MAXN || (*e && *e != ','))
+                    return -1;
+                dist[ndist++] = (int)v;
+                s = *e ? e + 1 : e;
+            }
+        } else {
+            return -1;
+        }
+    }
+    if ((argc - 1) % 2 || nnodes < 2 || nnodes > MAXN || cpus_per_node < 1
+        || ndist != nnodes * nnodes)
+        return -1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (parse_args(argc, argv) < 0) {
+        fprintf(stderr, "usage: %s --nodes N --cpus-per-node K --dist D00,D01,... (N*N values, "
+                "2 <= N <= %d)\n", argv[0], MAXN);
+        return 2;
+    }
+    page = (size_t)sysconf(_SC_PAGESIZE);
+    unsetenv("LOCUS_TOPOLOGY");
+    unsetenv("LOCUS_THREADS");
+
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } phases[] = {
+        { "topology", phase_topology },   { "naft", phase_naft },
+        { "main-init", phase_main_init }, { "steal-near", phase_steal_near },
+        { "dft", phase_dft },             { "di", phase_di },
+    };
+    int failed_phases = 0;
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+        int f0 = failures, c0 = checks;
+        double t0 = now();
+        printf("--- %s\n", phases[i].name);
+        phases[i].fn();
+        printf("%s %s (%d checks, %.2f s)\n", failures > f0 ? "FAIL" : "ok", phases[i].name,
+               checks - c0, now() - t0);
+        failed_phases += failures > f0;
+        if (locus_num_workers() > 0)   /* a failed phase left it running */
+            locus_finalize();
+    }
+    if (shown > MAX_SHOWN)
+        printf("(%d more failures not shown)\n", shown - MAX_SHOWN);
+    printf("guest_test: %d nodes: %d checks, %d failed, %d of %zu phases failed\n", nnodes,
+           checks, failures, failed_phases, sizeof phases / sizeof phases[0]);
+    return failures ? 1 : 0;
+}
