@@ -176,8 +176,14 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
         /* acq_rel: if we release the last guard share, we must see every
          * predecessor's writes before the task can run */
         uint32_t share = LC_GUARD - nlinked;
-        if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share)
-            sched->push(w, t);
+        if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share) {
+            /* ready at once: with a long queue here already, running it now
+             * beats handing it to a thief (see lc_backlog_own) */
+            if (sched->backlog(w) && (t->node < 0 || t->node == w->node))
+                lc_execute(w, t);
+            else
+                sched->push(w, t);
+        }
     }
 
     if (__builtin_expect((parent->nspawned & (LC_THROTTLE_CHECK - 1)) == 0, 0)
