@@ -108,11 +108,15 @@ void lc_notify_own(struct lc_runtime *rt, int node, int any)
 #define LC_BACKOFF_MAX 16   /* pauses; one pause is 10-140 cycles, 40 ns in a KVM guest */
 static inline void idle_poll(struct lc_runtime *rt, unsigned spins)
 {
+    if (rt->oversubscribed) {
+        /* more workers than CPUs: the worker with the work may be waiting
+         * for this CPU, so give it up at every poll */
+        sched_yield();
+        return;
+    }
     unsigned n = spins < LC_BACKOFF_MAX ? spins : LC_BACKOFF_MAX;
     for (unsigned i = 0; i < n; i++)
         cpu_relax();
-    if (rt->oversubscribed && (spins & 63) == 0)
-        sched_yield();
 }
 
 void lc_worker_loop(struct lc_worker *w)
