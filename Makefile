@@ -271,13 +271,7 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@set -e; for e in $(EXAMPLES); do echo "=== $$e"; $$e; done
-	@if test -x benchmarks/overhead/compare.sh; then \
-		echo '=== benchmarks/overhead/compare.sh --quick'; \
-		benchmarks/overhead/compare.sh --quick; \
-	elif test -f benchmarks/overhead/compare.sh; then \
-		echo '=== benchmarks/overhead/compare.sh --quick'; \
-		bash benchmarks/overhead/compare.sh --quick; \
-	fi
+	@bash benchmarks/demo.sh
 
 deps:
 	@tools/install-deps

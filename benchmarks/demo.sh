@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# demo.sh - what `make demo` runs after building: a small sweep of the five
+# benchmarks in the three regimes (DFT, DI, NAFT), on this machine with 1 and
+# 2 workers and on the virtual bullion-s16 (the paper's 16-node machine,
+# modelled by Locus; its 16 workers share the real cores, so its times say
+# little but its byte counts say what NAFT saves), then the figures and the
+# Table 3 analogue (benchmarks/plot), then the per-task overhead comparison
+# (benchmarks/overhead/compare.sh --quick).  A few minutes on 2 cores.
+#
+# Writes build/demo/results.csv (started afresh each time) and
+# build/demo/plots/.  A benchmark whose program is not built is skipped with
+# a warning; a built one that fails or fails verification makes the demo
+# exit 1 (after the rest has run).
+#
+# Environment: DEMO_SIZE (benchmarks/run --size; default: small, with
+#   streamcluster and inthist at test: their small presets take seconds to
+#   minutes here), DEMO_REPS (default 3), DEMO_DIR (default build/demo),
+#   BIN_DIR (default build/bench).
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+
+size=${DEMO_SIZE:-small,streamcluster=test,inthist=test}
+reps=${DEMO_REPS:-3}
+dir=${DEMO_DIR:-build/demo}
+bin=${BIN_DIR:-build/bench}
+
+present=()
+for b in cholesky smi jacobi streamcluster inthist; do
+    if [ -x "$bin/$b" ]; then
+        present+=("$b")
+    else
+        echo "demo: warning: $bin/$b is not built: $b left out" >&2
+    fi
+done
+
+rc=0
+fail() { echo "demo: $*" >&2; rc=1; }
+
+rm -rf "$dir"
+mkdir -p "$dir"
+csv=$dir/results.csv
+
+if [ ${#present[@]} -eq 0 ]; then
+    echo "demo: warning: no benchmark program built in $bin: no sweep" >&2
+else
+    list=$(IFS=,; echo "${present[*]}")
+    common=(--bench "$list" --size "$size" --reps "$reps" --csv "$csv" --bin-dir "$bin")
+
+    echo "=== benchmarks/run on this machine, workers 1 and 2"
+    benchmarks/run "${common[@]}" --workers 1,2 || fail "a run on this machine failed (see above)"
+
+    echo "=== benchmarks/run on the virtual bullion-s16 (16 nodes), 16 workers"
+    benchmarks/run "${common[@]}" --topology bullion-s16 --workers 16 ||
+        fail "a run on bullion-s16 failed (see above)"
+
+    echo "=== benchmarks/plot $csv --out $dir/plots"
+    if [ -s "$csv" ]; then
+        benchmarks/plot "$csv" --out "$dir/plots" || fail "benchmarks/plot failed"
+    else
+        fail "no results to plot"
+    fi
+fi
+
+if [ -f benchmarks/overhead/compare.sh ]; then
+    echo "=== benchmarks/overhead/compare.sh --quick"
+    bash benchmarks/overhead/compare.sh --quick || fail "benchmarks/overhead/compare.sh --quick failed"
+fi
+
+if [ $rc -ne 0 ]; then
+    echo "demo: FAILED (see the messages above)" >&2
+else
+    echo "demo: done; results in $csv, figures and table3.md in $dir/plots"
+fi
+exit $rc
