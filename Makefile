@@ -37,8 +37,9 @@
 #   check-plain    tests (tools/run-tests) + every example once, in build/
 #   check-asan     everything rebuilt in build-asan/ with ASan+UBSan, tests run
 #   check-tsan     everything rebuilt in build-tsan/ with TSan, tests run
-#   demo           deps, all, every example, then
-#                  benchmarks/overhead/compare.sh --quick if it exists
+#   demo           deps, all, every example, then benchmarks/demo.sh (a small
+#                  sweep of the five benchmarks x three regimes, here and on
+#                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
 #   install        lib, header, man pages, locus.pc, tools (DESTDIR, prefix)
 #   uninstall      removes what install installed
 #   deps           tools/install-deps (Debian packages of tools/deps.txt)
