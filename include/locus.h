@@ -27,6 +27,8 @@ extern "C" {
 
 /** API version: major * 10000 + minor * 100 + patch. */
 #define LOCUS_API_VERSION 100  /* 0.1.0 */
+/** Defined when locus_counters_start() and friends are declared. */
+#define LOCUS_HAVE_COUNTERS 1
 
 /** How a task accesses a dependency's bytes. */
 typedef enum locus_access {
@@ -181,6 +183,97 @@ LOCUS_API int locus_reset_stats(void);
  * -EPERM.
  */
 LOCUS_API int locus_forget(const void *addr, size_t size);
+
+/*
+ * Coherence-traffic counters (LOCUS_COUNTERS, see locus(7)): hardware counts
+ * of the message classes of Caheny et al., section 2, as close as the CPU's
+ * socket-interconnect (QPI/UPI, AMD data fabric) and core counters come, per
+ * socket, outgoing (tx) and incoming (rx).  Counting runs from locus_init()
+ * to locus_finalize(), or over the phase a program brackets with
+ * locus_counters_start() and locus_counters_stop().  A class the machine
+ * cannot count is LOCUS_COUNTER_UNAVAILABLE with the reason, never 0.
+ */
+
+/** Traffic classes: the paper's six, then link data and core-side proxies. */
+typedef enum locus_counter_class {
+    LOCUS_COUNTER_DTC = 0,      /**< data to cache (responses carrying a line) */
+    LOCUS_COUNTER_DWB,          /**< data write-back to a memory controller */
+    LOCUS_COUNTER_HREQ,         /**< home request (cache to memory controller) */
+    LOCUS_COUNTER_SNP,          /**< snoop (memory controller to cache) */
+    LOCUS_COUNTER_HRSP,         /**< home response (cache answers a snoop) */
+    LOCUS_COUNTER_NDR,          /**< non-data response (completion without data) */
+    LOCUS_COUNTER_LINK_BYTES,   /**< data bytes over the socket links, all classes */
+    LOCUS_COUNTER_LOCAL_DRAM,   /**< core proxy: loads served by local DRAM */
+    LOCUS_COUNTER_REMOTE_DRAM,  /**< core proxy: loads served by remote DRAM */
+    LOCUS_COUNTER_REMOTE_CACHE, /**< core proxy: loads served by a remote cache */
+    LOCUS_COUNTER_NCLASSES
+} locus_counter_class_t;
+
+/** How close a value is to its class. */
+typedef enum locus_counter_kind {
+    LOCUS_COUNTER_UNAVAILABLE = 0, /**< not counted here: see reason; tx, rx are 0 and meaningless */
+    LOCUS_COUNTER_EXACT,           /**< counts the messages of this class */
+    LOCUS_COUNTER_MERGED,          /**< one event counts this class and those in merged together */
+    LOCUS_COUNTER_FLITS,           /**< link flits or beats, converted to bytes or kept as flits */
+    LOCUS_COUNTER_PROXY            /**< a related event (core side), not the message class itself */
+} locus_counter_kind_t;
+
+#define LOCUS_COUNTER_HAS_TX 0x1u /**< tx holds a count */
+#define LOCUS_COUNTER_HAS_RX 0x2u /**< rx holds a count */
+#define LOCUS_COUNTER_SCALED 0x4u /**< multiplexed: extrapolated from part of the time */
+
+/** One class: counts, what they are and how close to the class. */
+typedef struct locus_counter_value {
+    uint64_t tx;          /**< outgoing from the socket(s), in unit (flags & HAS_TX) */
+    uint64_t rx;          /**< incoming to the socket(s), in unit (flags & HAS_RX) */
+    unsigned flags;       /**< LOCUS_COUNTER_HAS_TX | _HAS_RX | _SCALED */
+    int kind;             /**< locus_counter_kind_t */
+    unsigned merged;      /**< MERGED: bit (1u << class) of every class sharing these counts */
+    char unit[16];        /**< "messages", "flits", "bytes", "loads", "fills" */
+    char source[96];      /**< the hardware event(s) counted */
+    char reason[192];     /**< UNAVAILABLE: why; otherwise a note on the approximation */
+} locus_counter_value_t;
+
+/** All classes, summed over sockets (or for one socket). */
+typedef struct locus_counters {
+    char backend[16];     /**< perf, papi, likwid or none */
+    char requested[16];   /**< the LOCUS_COUNTERS value: auto, perf, papi, likwid, none */
+    char table[64];       /**< the event table used, e.g. "skx: Skylake-SP/Cascade Lake (UPI)" */
+    int sockets;          /**< sockets counted (0 when nothing is) */
+    int counting;         /**< 1 between a start and its stop */
+    int phase;            /**< 1: bracketed by locus_counters_start(), 0: since locus_init() */
+    double seconds;       /**< time counted */
+    char reason[512];     /**< why nothing is counted, or "" */
+    locus_counter_value_t cls[LOCUS_COUNTER_NCLASSES];
+} locus_counters_t;
+
+/**
+ * Starts counting anew (a phase): later reads give the counts from here.
+ * Call from the thread that called locus_init() (the likwid backend's
+ * regions are per thread).  0 or -EPERM (not running).  Counting nothing
+ * (every class unavailable) is not an error.
+ */
+LOCUS_API int locus_counters_start(void);
+
+/** Stops counting; the counts stay readable.  0 (also when already stopped) or -EPERM. */
+LOCUS_API int locus_counters_stop(void);
+
+/**
+ * Fills *c with the counts summed over sockets (size = sizeof *c as the
+ * caller was compiled with): up to now while counting, else up to the stop.
+ * 0, -EINVAL, -EPERM.
+ */
+LOCUS_API int locus_get_counters(locus_counters_t *c, size_t size);
+
+/** The counts of one socket, 0..c.sockets-1.  Core proxies count the whole
+ * process and are UNAVAILABLE per socket.  0, -EINVAL, -EPERM. */
+LOCUS_API int locus_get_socket_counters(int socket, locus_counters_t *c, size_t size);
+
+/** "DTC", "DWB", ... "REMOTE_CACHE"; "?" out of range (never NULL). */
+LOCUS_API const char *locus_counter_class_name(int cls);
+
+/** "unavailable", "exact", "merged", "flits", "proxy"; "?" out of range. */
+LOCUS_API const char *locus_counter_kind_name(int kind);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@ static const char *const known_names[] = {
     "LOCUS_THREADS", "LOCUS_BIND",     "LOCUS_SPIN",     "LOCUS_THROTTLE",
     "LOCUS_REGIME",  "LOCUS_SCHED",    "LOCUS_PAGES",    "LOCUS_TOPOLOGY",
     "LOCUS_STEAL",   "LOCUS_STEAL_SPIN", "LOCUS_REPORT", "LOCUS_VERBOSE",
-    "LOCUS_TEST_SANITIZER",
+    "LOCUS_COUNTERS", "LOCUS_TEST_SANITIZER",
 };
 #define NKNOWN (sizeof known_names / sizeof known_names[0])
 
@@ -63,6 +63,14 @@ static const char *const sched_words[] = { "oblivious", "naft", "help", NULL };
 static const char *const bind_words[] = { "core", "none", NULL };
 static const char *const pages_words[] = { "firsttouch", "interleave", NULL };
 static const char *const steal_words[] = { "near", "all", "none", NULL };
+/* enum lc_counters_req order, then help */
+static const char *const counters_words[] = { "auto", "perf", "papi", "likwid", "none", "help", NULL };
+#define COUNTERS_HELP 5
+
+const char *lc_counters_name(int req)
+{
+    return req >= 0 && req < COUNTERS_HELP ? counters_words[req] : "?";
+}
 
 /* Longest part of a bad value echoed back in a message. */
 #define SHOW_MAX 64
@@ -82,6 +90,8 @@ void lc_options_defaults(struct lc_options *o)
     o->steal_spin = 200;
     o->report[0] = '\0';
     o->verbose = 0;
+    o->counters = LC_COUNTERS_AUTO;
+    o->likwid_marker = 0;
     o->help = 0;
 }
 
@@ -344,6 +354,21 @@ static int parse_all(struct penv *p, struct lc_options *o)
         return r;
     if (r)
         o->verbose = (int)x;
+
+    /* help counts as auto: the listing is printed and the run goes on */
+    if ((r = parse_word(p, "LOCUS_COUNTERS", counters_words, &i)) < 0)
+        return r;
+    if (r && i == COUNTERS_HELP)
+        o->help |= LC_HELP_COUNTERS;
+    else if (r)
+        o->counters = (enum lc_counters_req)i;
+
+    /* likwid-perfctr -m sets both; likwid's marker calls do nothing without
+     * them (and say so on stderr), so the likwid backend needs to know. */
+    const char *raw, *v;
+    size_t n;
+    o->likwid_marker = lookup(p, "LIKWID_EVENTS", &raw, &v, &n) &&
+                       lookup(p, "LIKWID_FILEPATH", &raw, &v, &n);
     return 0;
 }
 

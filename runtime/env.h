@@ -16,6 +16,9 @@
 enum lc_bind { LC_BIND_CORE = 0, LC_BIND_NONE };
 enum lc_steal { LC_STEAL_NEAR = 0, LC_STEAL_ALL, LC_STEAL_NONE };
 enum lc_pages { LC_PAGES_UNSET = 0, LC_PAGES_FIRSTTOUCH, LC_PAGES_INTERLEAVE };
+/* LOCUS_COUNTERS, in the order of lc_counters_name() */
+enum lc_counters_req { LC_COUNTERS_AUTO = 0, LC_COUNTERS_PERF, LC_COUNTERS_PAPI,
+                       LC_COUNTERS_LIKWID, LC_COUNTERS_NONE };
 
 struct lc_options {
     int threads;                    /* LOCUS_THREADS: 1..LC_MAX_WORKERS, 0 = CPUs in the affinity mask */
@@ -33,6 +36,10 @@ struct lc_options {
                                        stealing, 0..1e9, default 200 */
     char report[LC_PATH_MAX];       /* LOCUS_REPORT: "" = none, "stderr", or a file path */
     int verbose;                    /* LOCUS_VERBOSE: 0..3, default 0 */
+    enum lc_counters_req counters;  /* LOCUS_COUNTERS: auto (default) | perf | papi | likwid | none */
+    int likwid_marker;              /* LIKWID_EVENTS and LIKWID_FILEPATH set (non-empty): the
+                                       program runs under likwid-perfctr -m (likwid's own
+                                       variables, read here so that env.c stays the one reader) */
     /* which help listings were asked for (value "help"); the caller prints them */
     unsigned help;                  /* bit set of LC_HELP_* */
 };
@@ -40,6 +47,10 @@ struct lc_options {
 #define LC_HELP_REGIME   0x1u
 #define LC_HELP_SCHED    0x2u
 #define LC_HELP_TOPOLOGY 0x4u
+#define LC_HELP_COUNTERS 0x8u
+
+/* "auto", "perf", "papi", "likwid", "none" for an enum lc_counters_req; "?" else. */
+const char *lc_counters_name(int req);
 
 /* Returns the value of a variable or NULL; lets tests parse without setenv. */
 typedef const char *(*lc_env_getter)(const char *name, void *ctx);

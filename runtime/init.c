@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters/counters.h"
 #include "depmap.h"
 #include "env.h"
 #include "mem.h"
@@ -54,6 +55,10 @@ static void print_help(const struct lc_options *o)
         fprintf(stderr, "locus: virtual topologies (LOCUS_TOPOLOGY):\n");
         lc_topology_print_presets(stderr);
     }
+    if (o->help & LC_HELP_COUNTERS) {
+        struct lc_ctr_env env = { .likwid_marker = o->likwid_marker };
+        lc_counters_print_help(&env, stderr);
+    }
 }
 
 /* Fails init: keeps the message for locus_error_message() and prints it,
@@ -77,6 +82,7 @@ static void teardown(struct lc_runtime *rt, int nstarted)
         lc_depmap_destroy(&rt->workers[0], rt->root->map);
     if (rt->sched_inited)
         rt->sched->fini(rt);
+    lc_counters_rt_close();
     lc_locality_fini(rt);
     lc_mem_free(rt->nsync, 0);
     if (rt->saved_affinity_valid)
@@ -204,6 +210,14 @@ LOCUS_API int locus_init(void)
     rt->root = root;
     rt->workers[0].cur = root;
 
+    /* Before the workers exist: per-thread counter events are inherited by
+     * the threads created after them.  An explicitly requested backend that
+     * counts nothing here fails the init (-EINVAL); auto never does. */
+    if ((r = lc_counters_rt_open(&rt->opt, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
+
     if (rt->opt.bind == LC_BIND_CORE && rt->workers[0].cpu >= 0) {
         rt->saved_affinity = malloc(sizeof(cpu_set_t));
         if (rt->saved_affinity
@@ -243,6 +257,12 @@ LOCUS_API int locus_init(void)
             free(wn);
         }
     }
+    {
+        char why[160];
+        if (!lc_sde_init(rt, why, sizeof why) && rt->opt.verbose >= 2)
+            fprintf(stderr, "locus: no PAPI software-defined events: %s\n", why);
+    }
+    lc_counters_rt_begin();
     rt->t0_ns = lc_now_ns();
     pthread_mutex_unlock(&lc_init_lock);
     return 0;
@@ -273,8 +293,10 @@ LOCUS_API int locus_finalize(void)
     lc_wake_all(rt);
     for (int i = 1; i < rt->nworkers; i++)
         pthread_join(rt->workers[i].thread, NULL);
+    lc_counters_rt_end();
     /* the report reads the counters of workers that have all stopped */
     int r = rt->opt.report[0] ? lc_stats_report(rt) : 0;
+    lc_sde_fini(rt);
     lc_rt = NULL;
     lc_self = NULL;
     teardown(rt, 0);

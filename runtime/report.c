@@ -20,6 +20,14 @@
  *   every column after node.  Fields with a comma, quote or line break are
  *   quoted (RFC 4180).  first_touch_tasks is empty where not tracked.
  *
+ * The coherence-traffic counters (info->counters, LOCUS_COUNTERS) follow:
+ * human, a table of the classes (tx = leaving the socket, rx = arriving)
+ * and one of the sockets; JSON, an object "counters" before "per_node";
+ * CSV, 22 more columns (the backend, tx and rx of each class, a note)
+ * filled on the node=all row.  A class that was not counted never shows a
+ * number: "unavailable" with the reason (human), null (JSON), an empty
+ * field (CSV).
+ *
  * The whole report is formatted in memory first and handed to the kernel in
  * as few write() calls as possible on an O_APPEND descriptor: runs of several
  * processes sharing one file then do not interleave mid-line, and a failure
@@ -267,6 +275,135 @@ static void format_human(struct sbuf *b, const struct lc_report_info *info,
     free(cell);
 }
 
+static void format_counters_human(struct sbuf *b, const struct lc_report_info *info);
+
+static void format_human_all(struct sbuf *b, const struct lc_report_info *info,
+                             const locus_stats_t *t, const locus_node_stats_t *nodes, int nnodes)
+{
+    format_human(b, info, t, nodes, nnodes);
+    if (info->counters != NULL)
+        format_counters_human(b, info);
+}
+
+/* ---- counters, human ---------------------------------------------------- */
+
+static int is_bytes(const locus_counter_value_t *v)
+{
+    return strcmp(v->unit, "bytes") == 0;
+}
+
+static void count_cell(char *buf, size_t len, const locus_counter_value_t *v, unsigned dir,
+                       uint64_t x)
+{
+    if (!(v->flags & dir))
+        snprintf(buf, len, "-");
+    else if (is_bytes(v))
+        human_bytes(buf, len, x);
+    else
+        snprintf(buf, len, "%" PRIu64, x);
+}
+
+static const char *scope_of(const locus_counters_t *c)
+{
+    return c->phase ? "phase (locus_counters_start..stop)" : "whole run (locus_init..finalize)";
+}
+
+/* "merged: HRSP+NDR" */
+static void merged_names(char *buf, size_t len, unsigned merged)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
+        if (!(merged & (1u << k)))
+            continue;
+        int n = snprintf(buf + used, len - used, "%s%s", used ? "+" : "",
+                         locus_counter_class_name(k));
+        if (n < 0 || (size_t)n >= len - used)
+            return;
+        used += (size_t)n;
+    }
+}
+
+static void format_counters_human(struct sbuf *b, const struct lc_report_info *info)
+{
+    const locus_counters_t *c = info->counters;
+    char tx[HCELL], rx[HCELL], m[64];
+
+    sb_putc(b, '\n');
+    sb_puts(b, "coherence traffic (hardware counters; tx = leaving a socket, rx = arriving)\n");
+    human_setting(b, "backend", c->backend);
+    human_setting(b, "requested", c->requested);
+    human_setting(b, "event table", c->table[0] ? c->table : "none");
+    sb_printf(b, "  %-17s %d\n", "sockets", c->sockets);
+    human_setting(b, "counted", scope_of(c));
+    sb_printf(b, "  %-17s %.3f\n", "seconds", isfinite(c->seconds) ? c->seconds : 0.0);
+    if (c->reason[0]) {
+        sb_printf(b, "  %-17s ", "why nothing");
+        human_str(b, c->reason);
+        sb_putc(b, '\n');
+    }
+    sb_printf(b, "\n  %-12s  %14s  %14s  %-8s  %s\n", "class", "tx (out)", "rx (in)", "unit",
+              "kind");
+    for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
+        const locus_counter_value_t *v = &c->cls[k];
+        sb_printf(b, "  %-12s  ", locus_counter_class_name(k));
+        if (v->kind == LOCUS_COUNTER_UNAVAILABLE) {
+            sb_puts(b, "unavailable: ");
+            human_str(b, v->reason[0] ? v->reason : "no reason recorded");
+            sb_putc(b, '\n');
+            continue;
+        }
+        count_cell(tx, sizeof tx, v, LOCUS_COUNTER_HAS_TX, v->tx);
+        count_cell(rx, sizeof rx, v, LOCUS_COUNTER_HAS_RX, v->rx);
+        sb_printf(b, "%14s  %14s  %-8s  %s", tx, rx, v->unit, locus_counter_kind_name(v->kind));
+        if (v->kind == LOCUS_COUNTER_MERGED) {
+            merged_names(m, sizeof m, v->merged);
+            sb_printf(b, " (%s)", m);
+        }
+        if (v->flags & LOCUS_COUNTER_SCALED)
+            sb_puts(b, ", scaled");
+        sb_putc(b, '\n');
+    }
+
+    /* per socket: rows are classes, cells tx/rx */
+    if (info->socket_counters == NULL || info->nsockets <= 0)
+        return;
+    int any = 0;
+    for (int k = 0; k < LOCUS_COUNTER_NCLASSES && !any; k++)
+        for (int s = 0; s < info->nsockets; s++)
+            any |= info->socket_counters[s].cls[k].kind != LOCUS_COUNTER_UNAVAILABLE;
+    if (!any)
+        return;
+    sb_printf(b, "\n  %-12s", "tx/rx");
+    for (int s = 0; s < info->nsockets; s++) {
+        char h[32];
+        snprintf(h, sizeof h, "socket %d", s);
+        sb_printf(b, "  %21s", h);
+    }
+    sb_putc(b, '\n');
+    for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
+        int avail = 0;
+        for (int s = 0; s < info->nsockets; s++)
+            avail |= info->socket_counters[s].cls[k].kind != LOCUS_COUNTER_UNAVAILABLE;
+        if (!avail)
+            continue;
+        sb_printf(b, "  %-12s", locus_counter_class_name(k));
+        for (int s = 0; s < info->nsockets; s++) {
+            const locus_counter_value_t *v = &info->socket_counters[s].cls[k];
+            char cell[2 * HCELL + 2];
+            if (v->kind == LOCUS_COUNTER_UNAVAILABLE) {
+                snprintf(cell, sizeof cell, "n/a");
+            } else {
+                count_cell(tx, sizeof tx, v, LOCUS_COUNTER_HAS_TX, v->tx);
+                count_cell(rx, sizeof rx, v, LOCUS_COUNTER_HAS_RX, v->rx);
+                snprintf(cell, sizeof cell, "%s/%s", tx, rx);
+            }
+            sb_printf(b, "  %21s", cell);
+        }
+        sb_putc(b, '\n');
+    }
+}
+
 /* ---- JSON -------------------------------------------------------------- */
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not one:
@@ -342,6 +479,78 @@ static void json_key_str(struct sbuf *b, const char *key, const char *val)
     sb_putc(b, ',');
 }
 
+/* ---- counters, JSON ------------------------------------------------------ */
+
+static void json_classes(struct sbuf *b, const locus_counters_t *c)
+{
+    sb_puts(b, "\"classes\":{");
+    for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
+        const locus_counter_value_t *v = &c->cls[k];
+        char name[32];
+        snprintf(name, sizeof name, "%s", locus_counter_class_name(k));
+        for (char *p = name; *p; p++)
+            *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+        sb_printf(b, "%s\"%s\":{", k ? "," : "", name);
+        json_key_str(b, "kind", locus_counter_kind_name(v->kind));
+        if (v->kind == LOCUS_COUNTER_UNAVAILABLE) {
+            sb_puts(b, "\"tx\":null,\"rx\":null,");
+            sb_puts(b, "\"reason\":");
+            json_str(b, v->reason);
+            sb_putc(b, '}');
+            continue;
+        }
+        if (v->flags & LOCUS_COUNTER_HAS_TX)
+            sb_printf(b, "\"tx\":%" PRIu64 ",", v->tx);
+        else
+            sb_puts(b, "\"tx\":null,");
+        if (v->flags & LOCUS_COUNTER_HAS_RX)
+            sb_printf(b, "\"rx\":%" PRIu64 ",", v->rx);
+        else
+            sb_puts(b, "\"rx\":null,");
+        json_key_str(b, "unit", v->unit);
+        sb_printf(b, "\"scaled\":%s,", v->flags & LOCUS_COUNTER_SCALED ? "true" : "false");
+        if (v->kind == LOCUS_COUNTER_MERGED) {
+            sb_puts(b, "\"merged\":[");
+            int first = 1;
+            for (int j = 0; j < LOCUS_COUNTER_NCLASSES; j++)
+                if (v->merged & (1u << j)) {
+                    sb_printf(b, "%s\"%s\"", first ? "" : ",", locus_counter_class_name(j));
+                    first = 0;
+                }
+            sb_puts(b, "],");
+        }
+        json_key_str(b, "source", v->source);
+        sb_puts(b, "\"note\":");
+        json_str(b, v->reason);
+        sb_putc(b, '}');
+    }
+    sb_putc(b, '}');
+}
+
+static void format_counters_json(struct sbuf *b, const struct lc_report_info *info)
+{
+    const locus_counters_t *c = info->counters;
+    sb_puts(b, "\"counters\":{");
+    json_key_str(b, "backend", c->backend);
+    json_key_str(b, "requested", c->requested);
+    json_key_str(b, "table", c->table[0] ? c->table : NULL);
+    sb_printf(b, "\"sockets\":%d,", c->sockets);
+    json_key_str(b, "scope", c->phase ? "phase" : "run");
+    if (isfinite(c->seconds))
+        sb_printf(b, "\"seconds\":%.6f,", c->seconds);
+    else
+        sb_puts(b, "\"seconds\":null,");
+    json_key_str(b, "reason", c->reason[0] ? c->reason : NULL);
+    json_classes(b, c);
+    sb_puts(b, ",\"per_socket\":[");
+    for (int s = 0; info->socket_counters != NULL && s < info->nsockets; s++) {
+        sb_printf(b, "%s{\"socket\":%d,", s ? "," : "", s);
+        json_classes(b, &info->socket_counters[s]);
+        sb_putc(b, '}');
+    }
+    sb_puts(b, "]},");
+}
+
 static void format_json(struct sbuf *b, const struct lc_report_info *info,
                         const locus_stats_t *t, const locus_node_stats_t *nodes, int nnodes)
 {
@@ -366,6 +575,8 @@ static void format_json(struct sbuf *b, const struct lc_report_info *info,
               t->bytes_local, t->bytes_near, t->bytes_far);
     sb_printf(b, "\"steals\":{\"local\":%" PRIu64 ",\"near\":%" PRIu64 ",\"far\":%" PRIu64 "},",
               t->steals_local, t->steals_near, t->steals_far);
+    if (info->counters != NULL)
+        format_counters_json(b, info);
     sb_puts(b, "\"per_node\":[");
     for (int i = 0; i < nnodes; i++) {
         const locus_node_stats_t *s = &nodes[i];
@@ -412,8 +623,69 @@ static void csv_tail(struct sbuf *b, int tracked, uint64_t tasks, uint64_t ft, u
     if (tracked)
         sb_printf(b, "%" PRIu64, ft);
     sb_printf(b, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                 ",%" PRIu64 "\n",
+                 ",%" PRIu64,
               bl, bn, bf, sl, sn, sf, homed);
+}
+
+/* ---- counters, CSV ------------------------------------------------------- */
+
+static void csv_counters_header(struct sbuf *b)
+{
+    sb_puts(b, ",counters_backend");
+    for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s", locus_counter_class_name(k));
+        for (char *p = name; *p; p++)
+            *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+        sb_printf(b, ",%s_tx,%s_rx", name, name);
+    }
+    sb_puts(b, ",counters_note");
+}
+
+/* The counter columns of one row; values only on the totals row. */
+static void csv_counters(struct sbuf *b, const locus_counters_t *c, int totals)
+{
+    char note[1024];
+    size_t used = 0;
+
+    sb_putc(b, ',');
+    if (totals)
+        csv_field(b, c->backend);
+    note[0] = '\0';
+    for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
+        const locus_counter_value_t *v = &c->cls[k];
+        if (!totals || v->kind == LOCUS_COUNTER_UNAVAILABLE) {
+            sb_puts(b, ",,");
+        } else {
+            sb_putc(b, ',');
+            if (v->flags & LOCUS_COUNTER_HAS_TX)
+                sb_printf(b, "%" PRIu64, v->tx);
+            sb_putc(b, ',');
+            if (v->flags & LOCUS_COUNTER_HAS_RX)
+                sb_printf(b, "%" PRIu64, v->rx);
+        }
+        if (!totals)
+            continue;
+        const char *what = v->kind == LOCUS_COUNTER_UNAVAILABLE ? v->reason
+                           : v->flags & LOCUS_COUNTER_SCALED ? "scaled (multiplexed)" : NULL;
+        if (what == NULL || (c->reason[0] && v->kind == LOCUS_COUNTER_UNAVAILABLE &&
+                             strstr(c->reason, what)))
+            continue;
+        int n = snprintf(note + used, sizeof note - used, "%s%s: %s", used ? "; " : "",
+                         locus_counter_class_name(k), what);
+        if (n > 0 && (size_t)n < sizeof note - used)
+            used += (size_t)n;
+    }
+    sb_putc(b, ',');
+    if (totals) {
+        if (c->reason[0]) {
+            char all[LOCUS_COUNTER_NCLASSES * 200 + 256];
+            snprintf(all, sizeof all, "%s%s%s", c->reason, note[0] ? "; " : "", note);
+            csv_field(b, all);
+        } else {
+            csv_field(b, note);
+        }
+    }
 }
 
 static void csv_prefix(struct sbuf *b, const struct lc_report_info *info,
@@ -434,10 +706,14 @@ static void csv_prefix(struct sbuf *b, const struct lc_report_info *info,
 static void format_csv(struct sbuf *b, int header, const struct lc_report_info *info,
                        const locus_stats_t *t, const locus_node_stats_t *nodes, int nnodes)
 {
-    if (header)
+    if (header) {
         sb_puts(b, "regime,sched,pages,steal,topology,nodes,workers,seconds,node,tasks_run,"
                    "first_touch_tasks,bytes_local,bytes_near,bytes_far,steals_local,"
-                   "steals_near,steals_far,bytes_homed\n");
+                   "steals_near,steals_far,bytes_homed");
+        if (info->counters != NULL)
+            csv_counters_header(b);
+        sb_putc(b, '\n');
+    }
     uint64_t homed = 0;
     for (int i = 0; i < nnodes; i++) {
         const locus_node_stats_t *s = &nodes[i];
@@ -447,11 +723,17 @@ static void format_csv(struct sbuf *b, int header, const struct lc_report_info *
         csv_tail(b, info->first_touch_tracked, s->tasks_run, s->first_touch_tasks, s->bytes_local,
                  s->bytes_near, s->bytes_far, s->steals_local, s->steals_near, s->steals_far,
                  s->bytes_homed);
+        if (info->counters != NULL)
+            csv_counters(b, info->counters, 0);
+        sb_putc(b, '\n');
     }
     csv_prefix(b, info, t, t->workers);
     sb_puts(b, "all");
     csv_tail(b, info->first_touch_tracked, t->tasks_run, t->first_touch_tasks, t->bytes_local,
              t->bytes_near, t->bytes_far, t->steals_local, t->steals_near, t->steals_far, homed);
+    if (info->counters != NULL)
+        csv_counters(b, info->counters, 1);
+    sb_putc(b, '\n');
 }
 
 /* ---- output ------------------------------------------------------------ */
@@ -485,7 +767,7 @@ static void format_report(struct sbuf *b, enum fmt fmt, int header,
         format_csv(b, header, info, t, nodes, nnodes);
         break;
     case FMT_HUMAN:
-        format_human(b, info, t, nodes, nnodes);
+        format_human_all(b, info, t, nodes, nnodes);
         break;
     }
 }
@@ -530,7 +812,8 @@ int lc_report_write(const char *dest, const struct lc_report_info *info,
     if (err != NULL && errlen > 0)
         err[0] = '\0';
     if (dest == NULL || dest[0] == '\0' || info == NULL || total == NULL || nnodes < 0 ||
-        (nnodes > 0 && nodes == NULL)) {
+        (nnodes > 0 && nodes == NULL) || info->nsockets < 0 ||
+        (info->nsockets > 0 && info->socket_counters == NULL)) {
         fail(err, errlen, "report: invalid arguments (no destination, settings or figures)");
         return -EINVAL;
     }

@@ -1,7 +1,8 @@
 /*
  * report.h - the locality report written at locus_finalize() when
  * LOCUS_REPORT is set: a human table (stderr, or a file with any other
- * extension), JSON (*.json) or CSV (*.csv).
+ * extension), JSON (*.json) or CSV (*.csv), with the coherence-traffic
+ * counters when info->counters is set.
  */
 #ifndef LC_REPORT_H
 #define LC_REPORT_H
@@ -18,6 +19,12 @@ struct lc_report_info {
     const char *topology;    /* "machine" or the preset / spec */
     int virtual_topology;    /* 1 when placement is bookkeeping only */
     int first_touch_tracked; /* 0 on one node: first-touch tasks are not classified */
+    /* Coherence-traffic counters (LOCUS_COUNTERS).  NULL: no counters section
+     * and no counter columns; the runtime always passes them, so that every
+     * CSV row it writes has the same columns. */
+    const locus_counters_t *counters;         /* totals over sockets */
+    const locus_counters_t *socket_counters;  /* nsockets entries, may be NULL */
+    int nsockets;
 };
 
 /*

@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "counters/counters.h"
 #include "directory.h"
 #include "policy.h"
 #include "report.h"
@@ -180,7 +182,18 @@ int lc_stats_report(struct lc_runtime *rt)
         .virtual_topology = rt->topo.is_virtual,
         .first_touch_tracked = rt->track,
     };
+    /* the coherence-traffic counters (a report without them if out of memory) */
+    locus_counters_t *ctr = malloc((1 + LC_CTR_MAX_SOCKETS) * sizeof *ctr);
+    if (ctr != NULL) {
+        int ns = lc_counters_rt_fill(&ctr[0], &ctr[1], LC_CTR_MAX_SOCKETS);
+        if (ns >= 0) {
+            info.counters = &ctr[0];
+            info.socket_counters = &ctr[1];
+            info.nsockets = ns;
+        }
+    }
     int r = lc_report_write(rt->opt.report, &info, &total, nodes, nn, err, sizeof err);
+    free(ctr);
     if (r < 0) {
         lc_error(r, "%s", err);
         fprintf(stderr, "locus: %s\n", err);

@@ -38,6 +38,7 @@ struct naft_node {
     struct naft_inbox inbox;
     int *workers, nworkers;     /* ids of this node's workers */
     int *victims, nvictims;     /* other nodes this node may steal from, nearest first */
+    int *thieves, nthieves;     /* nodes that may steal from this one, nearest first */
 };
 
 struct naft {
@@ -56,6 +57,7 @@ static void naft_fini(struct lc_runtime *rt)
         pthread_mutex_destroy(&s->nodes[n].inbox.lock);
         free(s->nodes[n].workers);
         free(s->nodes[n].victims);
+        free(s->nodes[n].thieves);
     }
     free(s->nodes);
     free(s);
@@ -90,7 +92,8 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
         pthread_mutex_init(&nd->inbox.lock, NULL);
         nd->workers = calloc((size_t)rt->nworkers, sizeof *nd->workers);
         nd->victims = calloc((size_t)nn, sizeof *nd->victims);
-        if (!nd->workers || !nd->victims)
+        nd->thieves = calloc((size_t)nn, sizeof *nd->thieves);
+        if (!nd->workers || !nd->victims || !nd->thieves)
             goto nomem_all;
         for (int i = 0; i < rt->nworkers; i++)
             if (rt->workers[i].node == n)
@@ -111,6 +114,16 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
         sort_topo = &rt->topo;
         sort_from = n;
         qsort(nd->victims, (size_t)nd->nvictims, sizeof *nd->victims, by_distance);
+    }
+    for (int n = 0; n < nn; n++)          /* thieves, in each node's order of distance */
+        for (int v = 0; v < nn; v++)
+            for (int i = 0; i < s->nodes[v].nvictims; i++)
+                if (s->nodes[v].victims[i] == n)
+                    s->nodes[n].thieves[s->nodes[n].nthieves++] = v;
+    for (int n = 0; n < nn; n++) {
+        sort_topo = &rt->topo;
+        sort_from = n;
+        qsort(s->nodes[n].thieves, (size_t)s->nodes[n].nthieves, sizeof(int), by_distance);
     }
     return 0;
 
@@ -189,18 +202,46 @@ static struct lc_task *inbox_pop(struct naft_inbox *ib)
     return t;
 }
 
+/*
+ * A task was queued on node: wake one of its sleeping workers or, when none
+ * sleeps, a sleeping worker of a node allowed to steal from it, so that
+ * near nodes help after they have gone to sleep too.  own: pushed by a
+ * worker of node on its own deque, where a lost wake-up costs parallelism
+ * only (lc_notify_own), so the fence is skipped while nobody sleeps.
+ */
+static void naft_notify(struct lc_runtime *rt, const struct naft *s, int node, int own)
+{
+    if (own && atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) == 0)
+        return;
+    atomic_thread_fence(memory_order_seq_cst);   /* the pusher's half of wait.c's handshake */
+    if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_seq_cst) > 0) {
+        lc_notify_node(rt, node);
+        return;
+    }
+    const struct naft_node *nd = &s->nodes[node];
+    for (int i = 0; i < nd->nthieves; i++)
+        if (atomic_load_explicit(&rt->nsync[nd->thieves[i]].nsleepers, memory_order_relaxed) > 0) {
+            lc_notify_node(rt, nd->thieves[i]);
+            return;
+        }
+}
+
 static void naft_push(struct lc_worker *w, struct lc_task *t)
 {
     struct lc_runtime *rt = w->rt;
     int node = t->node;
 
+    struct naft *s = rt->sched_data;
     if (node < 0 || node == w->node) {
-        lc_push_own(w, t, 0);
+        if (__builtin_expect(lc_deque_push_owner(&w->dq, t) < 0, 0)) {
+            lc_execute(w, t);   /* the deque could not grow: t is ready, so run it now */
+            return;
+        }
+        naft_notify(rt, s, w->node, 1);
         return;
     }
-    struct naft *s = rt->sched_data;
     inbox_push(&s->nodes[node].inbox, t);
-    lc_notify_node(rt, node);
+    naft_notify(rt, s, node, 0);
 }
 
 /* Takes a task queued on node n: its inbox first (tasks sent there), then

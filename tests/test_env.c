@@ -104,6 +104,8 @@ static void check_defaults(const struct lc_options *o)
     assert_int_equal(o->steal_spin, 200);
     assert_string_equal(o->report, "");
     assert_int_equal(o->verbose, 0);
+    assert_int_equal(o->counters, LC_COUNTERS_AUTO);
+    assert_int_equal(o->likwid_marker, 0);
     assert_int_equal(o->help, 0);
 }
 
@@ -135,6 +137,7 @@ static void test_empty_is_unset(void **state)
         "LOCUS_THREADS", "LOCUS_BIND", "LOCUS_SPIN", "LOCUS_THROTTLE",
         "LOCUS_REGIME", "LOCUS_SCHED", "LOCUS_PAGES", "LOCUS_TOPOLOGY",
         "LOCUS_STEAL", "LOCUS_STEAL_SPIN", "LOCUS_REPORT", "LOCUS_VERBOSE",
+        "LOCUS_COUNTERS",
     };
     struct lc_options o;
 
@@ -392,6 +395,56 @@ static void test_report(void **state)
     expect_bad_shown("LOCUS_REPORT", big, shown);
 }
 
+/* LOCUS_COUNTERS: a backend name or help; LIKWID_* only detected. */
+static void test_counters(void **state)
+{
+    (void)state;
+    struct lc_options o;
+    static const struct {
+        const char *value;
+        enum lc_counters_req req;
+    } ok[] = {
+        { "auto", LC_COUNTERS_AUTO }, { "perf", LC_COUNTERS_PERF }, { "papi", LC_COUNTERS_PAPI },
+        { "likwid", LC_COUNTERS_LIKWID }, { "none", LC_COUNTERS_NONE },
+        { " PERF\n", LC_COUNTERS_PERF }, { "LikWid", LC_COUNTERS_LIKWID },
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        expect_ok(&o, "LOCUS_COUNTERS", ok[i].value);
+        assert_int_equal(o.counters, ok[i].req);
+        assert_int_equal(o.help, 0);
+    }
+    /* help lists the backends and runs on with auto */
+    expect_ok(&o, "LOCUS_COUNTERS", "help");
+    assert_int_equal(o.help, LC_HELP_COUNTERS);
+    assert_int_equal(o.counters, LC_COUNTERS_AUTO);
+
+    expect_bad("LOCUS_COUNTERS", "pref");
+    expect_bad("LOCUS_COUNTERS", "perf,papi");
+    expect_bad("LOCUS_COUNTERS", "1");
+    char err[LC_ENV_ERR_MAX];
+    assert_int_equal(parse1(&o, "LOCUS_COUNTERS", "uncore", err, sizeof err), -EINVAL);
+    assert_string_equal(err, "LOCUS_COUNTERS='uncore': expected one of auto, perf, papi, likwid, "
+                             "none, help");
+
+    assert_string_equal(lc_counters_name(LC_COUNTERS_AUTO), "auto");
+    assert_string_equal(lc_counters_name(LC_COUNTERS_NONE), "none");
+    assert_string_equal(lc_counters_name(LC_COUNTERS_LIKWID), "likwid");
+    assert_string_equal(lc_counters_name(-1), "?");
+    assert_string_equal(lc_counters_name(5), "?");
+
+    /* likwid-perfctr -m sets both variables; one alone, or empty, is not it */
+    struct table t = { 0 };
+    tset(&t, "LIKWID_EVENTS", "UPI");
+    assert_int_equal(lc_env_parse(&o, table_get, &t, err, sizeof err), 0);
+    assert_int_equal(o.likwid_marker, 0);
+    tset(&t, "LIKWID_FILEPATH", "/tmp/likwid_marker.txt");
+    assert_int_equal(lc_env_parse(&o, table_get, &t, err, sizeof err), 0);
+    assert_int_equal(o.likwid_marker, 1);
+    t.value[0] = " ";
+    assert_int_equal(lc_env_parse(&o, table_get, &t, err, sizeof err), 0);
+    assert_int_equal(o.likwid_marker, 0);
+}
+
 /* Control bytes in a bad value are escaped so the message stays one line. */
 static void test_message_escapes(void **state)
 {
@@ -561,6 +614,7 @@ static void test_unknown(void **state)
         "LOCUS_THREADS", "LOCUS_BIND", "LOCUS_SPIN", "LOCUS_THROTTLE",
         "LOCUS_REGIME", "LOCUS_SCHED", "LOCUS_PAGES", "LOCUS_TOPOLOGY",
         "LOCUS_STEAL", "LOCUS_STEAL_SPIN", "LOCUS_REPORT", "LOCUS_VERBOSE",
+        "LOCUS_COUNTERS",
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         assert_int_equal(unsetenv(known[i]), 0);
@@ -622,6 +676,9 @@ static void test_known_and_suggest(void **state)
     assert_string_equal(lc_env_suggest("LOCUS_REGMIE"), "LOCUS_REGIME");
     assert_string_equal(lc_env_suggest("locus_threads"), "LOCUS_THREADS");
     assert_string_equal(lc_env_suggest("LOCUS_TOPOLGY"), "LOCUS_TOPOLOGY");
+    assert_string_equal(lc_env_suggest("LOCUS_COUNTER"), "LOCUS_COUNTERS");
+    assert_true(lc_env_is_known("LOCUS_COUNTERS"));
+    assert_false(lc_env_is_known("LIKWID_EVENTS")); /* likwid's, not a Locus variable */
     assert_null(lc_env_suggest("LOCUS_FOO"));
     assert_null(lc_env_suggest(NULL));
 }
@@ -643,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_steal),
         cmocka_unit_test(test_topology),
         cmocka_unit_test(test_report),
+        cmocka_unit_test(test_counters),
         cmocka_unit_test(test_message_escapes),
         cmocka_unit_test(test_first_error),
         cmocka_unit_test(test_small_err),

@@ -5,8 +5,12 @@
  * numbers and escaped strings), CSV (one header for several runs, quoted
  * fields, 18 fields a row), errors (a missing directory gives -ENOENT and a
  * message naming the path; no descriptor leaks), stderr (written, never
- * closed) and all-zero figures (no division by zero).  Every file is written
- * under a fresh mkdtemp directory, removed at the end.
+ * closed) and all-zero figures (no division by zero); the coherence-traffic
+ * counters section in each format (counted classes with their numbers,
+ * unavailable ones with their reason and never a 0, merged and scaled
+ * classes, per socket; 40 CSV fields a row) and its absence when no
+ * counters are given.  Every file is written under a fresh mkdtemp
+ * directory, removed at the end.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -526,6 +530,287 @@ static void test_stderr(void **state)
     free(s);
 }
 
+/* ---- coherence-traffic counters ---------------------------------------------- */
+
+static void set_class(locus_counter_value_t *v, int kind, const char *unit, unsigned flags,
+                      uint64_t tx, uint64_t rx, const char *reason)
+{
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    v->flags = flags;
+    v->tx = tx;
+    v->rx = rx;
+    snprintf(v->unit, sizeof v->unit, "%s", unit);
+    snprintf(v->source, sizeof v->source, "EVENT.%d", kind);
+    snprintf(v->reason, sizeof v->reason, "%s", reason);
+}
+
+#define TXRX (LOCUS_COUNTER_HAS_TX | LOCUS_COUNTER_HAS_RX)
+
+/* Totals and two sockets, as a Skylake-SP run with one class refused. */
+static void sample_counters(locus_counters_t *t, locus_counters_t s[2])
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->backend, sizeof t->backend, "perf");
+    snprintf(t->requested, sizeof t->requested, "auto");
+    snprintf(t->table, sizeof t->table, "skx: Skylake-SP/Cascade Lake (UPI)");
+    t->sockets = 2;
+    t->phase = 1;
+    t->seconds = 2.5;
+    unsigned hn = 1u << LOCUS_COUNTER_HRSP | 1u << LOCUS_COUNTER_NDR;
+    set_class(&t->cls[LOCUS_COUNTER_DTC], LOCUS_COUNTER_EXACT, "messages", TXRX, 100, 200, "UPI RSP_DATA");
+    set_class(&t->cls[LOCUS_COUNTER_DWB], LOCUS_COUNTER_UNAVAILABLE, "messages", 0, 0, 0,
+              "an event of this class never got a hardware counter");
+    set_class(&t->cls[LOCUS_COUNTER_HREQ], LOCUS_COUNTER_EXACT, "messages", TXRX, 300, 400, "UPI REQ");
+    set_class(&t->cls[LOCUS_COUNTER_SNP], LOCUS_COUNTER_EXACT, "messages", TXRX, 5, 6, "UPI SNP");
+    set_class(&t->cls[LOCUS_COUNTER_HRSP], LOCUS_COUNTER_MERGED, "messages", TXRX, 50, 60, "RSP_NODATA");
+    t->cls[LOCUS_COUNTER_HRSP].merged = hn;
+    t->cls[LOCUS_COUNTER_NDR] = t->cls[LOCUS_COUNTER_HRSP];
+    set_class(&t->cls[LOCUS_COUNTER_LINK_BYTES], LOCUS_COUNTER_FLITS, "bytes",
+              TXRX | LOCUS_COUNTER_SCALED, 3 * MIB, 1024, "UPI data flits x 64/9");
+    set_class(&t->cls[LOCUS_COUNTER_LOCAL_DRAM], LOCUS_COUNTER_PROXY, "loads",
+              LOCUS_COUNTER_HAS_RX, 0, 7, "local DRAM loads");
+    set_class(&t->cls[LOCUS_COUNTER_REMOTE_DRAM], LOCUS_COUNTER_UNAVAILABLE, "", 0, 0, 0,
+              "MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM: permission denied, \"quoted\"");
+    set_class(&t->cls[LOCUS_COUNTER_REMOTE_CACHE], LOCUS_COUNTER_PROXY, "loads",
+              LOCUS_COUNTER_HAS_RX, 0, 9, "remote cache loads");
+    for (int i = 0; i < 2; i++) {
+        s[i] = *t;
+        for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
+            s[i].cls[k].tx /= 2;
+            s[i].cls[k].rx /= 2;
+        }
+        for (int k = LOCUS_COUNTER_LOCAL_DRAM; k < LOCUS_COUNTER_NCLASSES; k++)
+            set_class(&s[i].cls[k], LOCUS_COUNTER_UNAVAILABLE, "", 0, 0, 0, "not per socket");
+    }
+    s[1].cls[LOCUS_COUNTER_DTC].tx = 77;
+    set_class(&s[0].cls[LOCUS_COUNTER_DWB], LOCUS_COUNTER_EXACT, "messages", TXRX, 3, 4, "UPI WB");
+}
+
+/* The line of the counters table that starts with the class name. */
+static const char *class_row(const char *text, const char *cls, char *line, size_t len)
+{
+    const char *sec = strstr(text, "coherence traffic");
+    assert_non_null(sec);
+    char key[40];
+    snprintf(key, sizeof key, "\n  %s ", cls);
+    const char *p = strstr(sec, key);
+    if (p == NULL)
+        return NULL;
+    p += 1;
+    const char *e = strchr(p, '\n');
+    size_t k = e ? (size_t)(e - p) : strlen(p);
+    assert_true(k < len);
+    memcpy(line, p, k);
+    line[k] = '\0';
+    return line;
+}
+
+static void test_counters_human(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    locus_counters_t ct, cs[2];
+    sample(&t, n);
+    sample_counters(&ct, cs);
+    struct lc_report_info info = sample_info();
+
+    char *s = write_and_read("plain.txt", &info, &t, n, 2);
+    assert_null(strstr(s, "coherence"));
+    free(s);
+
+    info.counters = &ct;
+    info.socket_counters = cs;
+    info.nsockets = 2;
+    s = write_and_read("ctr.txt", &info, &t, n, 2);
+    /* the locality report is unchanged above the new section */
+    assert_non_null(strstr(s, "far 2.0 MiB (33.3%)"));
+    assert_true(strstr(s, "far %") < strstr(s, "coherence traffic"));
+    assert_non_null(strstr(s, "  backend           perf\n"));
+    assert_non_null(strstr(s, "  requested         auto\n"));
+    assert_non_null(strstr(s, "skx: Skylake-SP/Cascade Lake (UPI)"));
+    assert_non_null(strstr(s, "phase (locus_counters_start..stop)"));
+    assert_non_null(strstr(s, "2.500"));
+    assert_null(strstr(s, "why nothing"));
+
+    char l[512];
+    assert_non_null(class_row(s, "DTC", l, sizeof l));
+    assert_non_null(strstr(l, "100"));
+    assert_non_null(strstr(l, "200"));
+    assert_non_null(strstr(l, "messages  exact"));
+    assert_non_null(class_row(s, "DWB", l, sizeof l));
+    assert_string_equal(l, "  DWB           unavailable: an event of this class never got a "
+                           "hardware counter");
+    assert_non_null(class_row(s, "NDR", l, sizeof l));
+    assert_non_null(strstr(l, "merged (HRSP+NDR)"));
+    assert_non_null(class_row(s, "LINK_BYTES", l, sizeof l));
+    assert_non_null(strstr(l, "3.0 MiB"));
+    assert_non_null(strstr(l, "1.0 KiB"));
+    assert_non_null(strstr(l, "flits, scaled"));
+    assert_non_null(class_row(s, "LOCAL_DRAM", l, sizeof l));
+    assert_non_null(strstr(l, " - ")); /* no tx for a proxy */
+    assert_non_null(strstr(l, "7"));
+    assert_non_null(class_row(s, "REMOTE_DRAM", l, sizeof l));
+    assert_non_null(strstr(l, "unavailable: MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM"));
+    /* per socket: classes counted on some socket, tx/rx cells */
+    assert_non_null(strstr(s, "socket 0"));
+    assert_non_null(strstr(s, "socket 1"));
+    const char *ps = strstr(s, "tx/rx");
+    assert_non_null(ps);
+    assert_non_null(strstr(ps, "50/100"));
+    assert_non_null(strstr(ps, "77/100"));
+    assert_non_null(strstr(ps, "3/4"));                 /* DWB: counted on socket 0 */
+    assert_non_null(strstr(ps, "n/a"));                 /* ... not on socket 1 */
+    assert_null(strstr(ps, "LOCAL_DRAM"));              /* never per socket: no row */
+    free(s);
+
+    /* nothing counted: the reason for all, and per class */
+    memset(&ct, 0, sizeof ct);
+    snprintf(ct.backend, sizeof ct.backend, "none");
+    snprintf(ct.requested, sizeof ct.requested, "auto");
+    snprintf(ct.reason, sizeof ct.reason, "perf: no uncore PMU: running in a VM (hypervisor flag)");
+    for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++)
+        set_class(&ct.cls[k], LOCUS_COUNTER_UNAVAILABLE, "", 0, 0, 0,
+                  "no uncore PMU: running in a VM (hypervisor flag)");
+    info.socket_counters = NULL;
+    info.nsockets = 0;
+    s = write_and_read("none.txt", &info, &t, n, 2);
+    assert_non_null(strstr(s, "why nothing       perf: no uncore PMU"));
+    assert_non_null(strstr(s, "whole run (locus_init..finalize)"));
+    assert_int_equal(count_str(s, "unavailable: no uncore PMU: running in a VM (hypervisor flag)\n"),
+                     LOCUS_COUNTER_NCLASSES);
+    assert_null(strstr(s, "tx/rx"));
+    free(s);
+}
+
+static void test_counters_json(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    locus_counters_t ct, cs[2];
+    sample(&t, n);
+    sample_counters(&ct, cs);
+    struct lc_report_info info = sample_info();
+    info.counters = &ct;
+    info.socket_counters = cs;
+    info.nsockets = 2;
+    char path[PATH_MAX];
+    path_in(path, sizeof path, "ctr.json");
+    char *s = write_and_read("ctr.json", &info, &t, n, 2);
+
+    assert_int_equal(count_char(s, '\n'), 1);
+    assert_non_null(strstr(s, "\"counters\":{\"backend\":\"perf\",\"requested\":\"auto\","));
+    assert_non_null(strstr(s, "\"scope\":\"phase\""));
+    assert_non_null(strstr(s, "\"dtc\":{\"kind\":\"exact\",\"tx\":100,\"rx\":200,"
+                              "\"unit\":\"messages\",\"scaled\":false,"));
+    assert_non_null(strstr(s, "\"dwb\":{\"kind\":\"unavailable\",\"tx\":null,\"rx\":null,"
+                              "\"reason\":\"an event of this class never got a hardware counter\"}"));
+    assert_non_null(strstr(s, "\"merged\":[\"HRSP\",\"NDR\"]"));
+    assert_non_null(strstr(s, "\"local_dram\":{\"kind\":\"proxy\",\"tx\":null,\"rx\":7,"));
+    assert_non_null(strstr(s, "permission denied, \\\"quoted\\\""));
+    assert_true(strstr(s, "\"counters\":") < strstr(s, "\"per_node\":["));
+    assert_non_null(strstr(s, "\"bytes_homed\":1536}]}\n"));
+    free(s);
+
+    int ok = python_check(py_lines, path, "1");
+    if (ok < 0) {
+        print_message("JSON parse check skipped: python3 not found\n");
+        return;
+    }
+    assert_int_equal(ok, 1);
+    static const char *const py_ctr =
+            "import json,sys\n"
+            "o=json.loads(open(sys.argv[1],encoding=\"utf-8\").read())\n"
+            "c=o[\"counters\"]\n"
+            "assert c[\"sockets\"]==2 and c[\"reason\"] is None and c[\"seconds\"]==2.5\n"
+            "k=c[\"classes\"]\n"
+            "assert len(k)==10 and list(k)[0]==\"dtc\" and list(k)[-1]==\"remote_cache\"\n"
+            "assert k[\"link_bytes\"][\"tx\"]==3<<20 and k[\"link_bytes\"][\"scaled\"] is True\n"
+            "for v in k.values():\n"
+            "    if v[\"kind\"]==\"unavailable\":\n"
+            "        assert v[\"tx\"] is None and v[\"rx\"] is None and v[\"reason\"]\n"
+            "p=c[\"per_socket\"]\n"
+            "assert len(p)==2 and p[1][\"socket\"]==1 and p[1][\"classes\"][\"dtc\"][\"tx\"]==77\n"
+            "assert p[0][\"classes\"][\"remote_cache\"][\"kind\"]==\"unavailable\"\n"
+            "assert len(o[\"per_node\"])==2\n";
+    assert_int_equal(python_check(py_ctr, path, NULL), 1);
+}
+
+static void test_counters_csv(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    locus_counters_t ct, cs[2];
+    sample(&t, n);
+    sample_counters(&ct, cs);
+    struct lc_report_info info = sample_info();
+    info.counters = &ct;
+    info.socket_counters = cs;
+    info.nsockets = 2;
+    char path[PATH_MAX], err[256];
+    path_in(path, sizeof path, "ctr.csv");
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    char *s = slurp(path);
+
+    assert_int_equal(count_str(s, "regime,sched,"), 1);
+    assert_non_null(strstr(s, ",bytes_homed,counters_backend,dtc_tx,dtc_rx,dwb_tx,dwb_rx,"
+                              "hreq_tx,hreq_rx,snp_tx,snp_rx,hrsp_tx,hrsp_rx,ndr_tx,ndr_rx,"
+                              "link_bytes_tx,link_bytes_rx,local_dram_tx,local_dram_rx,"
+                              "remote_dram_tx,remote_dram_rx,remote_cache_tx,remote_cache_rx,"
+                              "counters_note\n"));
+    int rows = 0;
+    for (const char *p = s; *p;) {
+        assert_int_equal(csv_fields(p, &p), 18 + 22);
+        rows++;
+    }
+    assert_int_equal(rows, 1 + 2 * 3);
+    /* node rows: no counter values (they are per socket, not per node) */
+    assert_non_null(strstr(s, ",2097152,1,2,3,4194304,,,,,,,,,,,,,,,,,,,,,,\n"));
+    /* the totals row: values; unavailable ones empty; the note says why */
+    assert_non_null(strstr(s, ",4195840,perf,100,200,,,300,400,5,6,50,60,50,60,3145728,1024,,7,,,,9,"
+                              "\"DWB: an event of this class never got a hardware counter; "
+                              "LINK_BYTES: scaled (multiplexed); REMOTE_DRAM: "
+                              "MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM: permission denied, "
+                              "\"\"quoted\"\"\"\n"));
+    free(s);
+
+    /* the whole-backend reason leads the note */
+    snprintf(ct.reason, sizeof ct.reason, "backend reason");
+    s = write_and_read("reason.csv", &info, &t, n, 2);
+    assert_non_null(strstr(s, ",\"backend reason; DWB: an event"));
+    free(s);
+}
+
+static void test_counters_errors(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    locus_counters_t ct, cs[2];
+    sample(&t, n);
+    sample_counters(&ct, cs);
+    struct lc_report_info info = sample_info();
+    char path[PATH_MAX], err[256];
+    path_in(path, sizeof path, "bad.json");
+    info.counters = &ct;
+    info.nsockets = -1;
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), -EINVAL);
+    info.nsockets = 2;
+    info.socket_counters = NULL;
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), -EINVAL);
+    assert_int_equal(access(path, F_OK), -1);
+    /* counters without sockets are fine */
+    info.nsockets = 0;
+    assert_int_equal(lc_report_write(path, &info, &t, n, 2, err, sizeof err), 0);
+    char *s = slurp(path);
+    assert_non_null(strstr(s, "\"per_socket\":[]}"));
+    free(s);
+}
+
 /* ---- setup --------------------------------------------------------------- */
 
 static int group_setup(void **state)
@@ -571,6 +856,10 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_zero),
         cmocka_unit_test(test_stderr),
+        cmocka_unit_test(test_counters_human),
+        cmocka_unit_test(test_counters_json),
+        cmocka_unit_test(test_counters_csv),
+        cmocka_unit_test(test_counters_errors),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

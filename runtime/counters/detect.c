@@ -1,0 +1,186 @@
+/*
+ * detect.c - finds out whether this machine can count coherence traffic
+ * and, when it cannot, says why in words a person can act on: no PMU in a
+ * virtual machine, perf_event_paranoid too high, an unknown CPU, or the
+ * errno perf_event_open gave.  Everything is read under the env's sysfs and
+ * procfs roots, so that tests can replay recorded machines.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters/counters.h"
+
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT 38
+
+static const char *root_or(const char *s, const char *dflt)
+{
+    return s != NULL && s[0] != '\0' ? s : dflt;
+}
+
+/* "key\t: value" lines of cpuinfo; the first CPU is enough. */
+static void parse_cpuinfo(FILE *f, struct lc_ctr_machine *m)
+{
+    char line[8192];
+    int seen_flags = 0;
+
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *colon = strchr(line, ':');
+        if (colon == NULL) {
+            if (seen_flags)
+                break; /* end of the first CPU's block */
+            continue;
+        }
+        char *v = colon + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        v[strcspn(v, "\n")] = '\0';
+        if (strncmp(line, "vendor_id", 9) == 0) {
+            snprintf(m->vendor, sizeof m->vendor, "%s", v);
+        } else if (strncmp(line, "cpu family", 10) == 0) {
+            m->family = atoi(v);
+        } else if (strncmp(line, "model", 5) == 0 && line + 5 + strspn(line + 5, " \t") == colon) {
+            m->model = atoi(v); /* "model", not "model name" */
+        } else if (strncmp(line, "flags", 5) == 0) {
+            seen_flags = 1;
+            char *save = NULL;
+            for (char *t = strtok_r(v, " ", &save); t != NULL; t = strtok_r(NULL, " ", &save))
+                if (strcmp(t, "hypervisor") == 0)
+                    m->hypervisor = 1;
+        }
+    }
+}
+
+/* CapEff from <procfs>/self/status. */
+static int privileged(const char *procfs)
+{
+    char path[4096], line[256];
+    snprintf(path, sizeof path, "%s/self/status", procfs);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return 0;
+    int r = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "CapEff:", 7) == 0) {
+            unsigned long long caps = strtoull(line + 7, NULL, 16);
+            r = (caps >> CAP_SYS_ADMIN_BIT & 1) || (caps >> CAP_PERFMON_BIT & 1);
+            break;
+        }
+    }
+    fclose(f);
+    return r;
+}
+
+int lc_ctr_detect(const struct lc_ctr_env *env, struct lc_ctr_machine *m)
+{
+    const char *sysfs = root_or(env ? env->sysfs : NULL, "/sys");
+    const char *procfs = root_or(env ? env->procfs : NULL, "/proc");
+    char path[4096];
+
+    memset(m, 0, sizeof *m);
+    m->family = m->model = -1;
+    snprintf(path, sizeof path, "%s/cpuinfo", procfs);
+    FILE *f = fopen(path, "re");
+    if (f != NULL) {
+        parse_cpuinfo(f, m);
+        fclose(f);
+    }
+    m->paranoid = LC_PARANOID_NONE;
+    snprintf(path, sizeof path, "%s/sys/kernel/perf_event_paranoid", procfs);
+    f = fopen(path, "re");
+    if (f != NULL) {
+        int v;
+        if (fscanf(f, "%d", &v) == 1)
+            m->paranoid = v;
+        fclose(f);
+    }
+    m->privileged = privileged(procfs);
+
+    char names[LC_CTR_MAX_SOCKETS][LC_PMU_NAME_MAX];
+    m->cpu_pmu = lc_pmu_list(sysfs, "cpu", names, 1) > 0;
+    m->uncore_pmus = lc_pmu_list(sysfs, "uncore_upi_", names, LC_CTR_MAX_SOCKETS)
+                   + lc_pmu_list(sysfs, "uncore_qpi_", names, LC_CTR_MAX_SOCKETS)
+                   + lc_pmu_list(sysfs, "amd_df", names, 1);
+    return 0;
+}
+
+static const char *vm_note(const struct lc_ctr_machine *m)
+{
+    return m->hypervisor ? ": running in a VM (hypervisor flag)" : "";
+}
+
+void lc_ctr_blocker(const struct lc_ctr_machine *m, int uncore, int have_pmu,
+                    char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (m->paranoid == LC_PARANOID_NONE) {
+        snprintf(buf, len, "the kernel has no perf_event support (no perf_event_paranoid)");
+    } else if (!have_pmu) {
+        if (uncore)
+            snprintf(buf, len, "no uncore PMU%s", m->hypervisor ? vm_note(m)
+                     : " (uncore_upi_*, uncore_qpi_* or amd_df): driver not loaded or CPU not supported");
+        else
+            snprintf(buf, len, "no core PMU (software events only)%s", vm_note(m));
+    } else if (!m->privileged && uncore && m->paranoid > 0) {
+        /* CPU-wide events (all uncore ones) need paranoid <= 0. */
+        snprintf(buf, len, "perf_event_paranoid=%d: needs <= 0 or CAP_PERFMON", m->paranoid);
+    } else if (!m->privileged && !uncore && m->paranoid > 2) {
+        snprintf(buf, len, "perf_event_paranoid=%d: per-thread events need <= 2 or CAP_PERFMON",
+                 m->paranoid);
+    }
+}
+
+void lc_ctr_errno_reason(int err, const struct lc_ctr_machine *m, const char *what,
+                         char *buf, size_t len)
+{
+    const char *why;
+    char tmp[96];
+
+    if (err < 0)
+        err = -err;
+    switch (err) {
+    case EACCES:
+    case EPERM:
+        if (m != NULL && !m->privileged && m->paranoid != LC_PARANOID_NONE) {
+            snprintf(tmp, sizeof tmp, "permission denied (perf_event_paranoid=%d: needs <= 0 "
+                     "or CAP_PERFMON)", m->paranoid);
+            why = tmp;
+        } else {
+            why = "permission denied (needs CAP_PERFMON, or a lower perf_event_paranoid)";
+        }
+        break;
+    case ENOENT:
+    case ENODEV:
+        why = "no such PMU or event (unknown CPU model, or the uncore driver is not loaded)";
+        break;
+    case EINVAL:
+        why = "the kernel refused the event encoding or CPU (EINVAL)";
+        break;
+    case ENXIO:
+        why = "an extra MSR the event needs is not accessible (ENXIO, typical in a VM)";
+        break;
+    case EBUSY:
+        why = "the counter is in use by another user (EBUSY)";
+        break;
+    case EMFILE:
+    case ENFILE:
+        why = "too many open files (raise ulimit -n)";
+        break;
+    case EOPNOTSUPP:
+        why = "not supported by this PMU (EOPNOTSUPP: uncore PMUs refuse sampling and exclude bits)";
+        break;
+    case ENOSYS:
+        why = "perf_event_open is not available (ENOSYS)";
+        break;
+    default:
+        snprintf(tmp, sizeof tmp, "%s (errno %d)", strerror(err), err);
+        why = tmp;
+        break;
+    }
+    if (what != NULL && what[0] != '\0')
+        snprintf(buf, len, "%s: %s", what, why);
+    else
+        snprintf(buf, len, "%s", why);
+}
