@@ -35,6 +35,8 @@
 #   check          deps, all, then check-plain, check-asan, check-tsan (all
 #                  three run; fails if any failed); ends with a total line
 #   check-plain    tests (tools/run-tests) + every example once, in build/
+#   check-numa-vm  tests/numa-vm/run: page placement checked in QEMU guests
+#                  with 2 and 4 emulated NUMA nodes
 #   check-asan     everything rebuilt in build-asan/ with ASan+UBSan, tests run
 #   check-tsan     everything rebuilt in build-tsan/ with TSan, tests run
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
@@ -131,7 +133,7 @@ PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP)
 # Rebuild everything when the compiler, flags or libraries change.
 FLAGS_TRACK = $(BUILD)/FLAGS.track
 
-.PHONY: all lib check check-plain check-asan check-tsan demo install uninstall \
+.PHONY: all lib check check-plain check-numa-vm check-asan check-tsan demo install uninstall \
 	deps clean distclean FORCE _run-tests _run-examples
 
 all: lib $(PROGRAMS)
@@ -248,6 +250,14 @@ check-plain:
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-examples || rc=1; \
 	exit $$rc
 
+# Real page placement on emulated NUMA nodes: QEMU guests with 2 and 4 nodes
+# (tests/numa-vm/run says how; it skips, with its reason, only where QEMU
+# cannot run at all).
+check-numa-vm:
+	@$(MAKE) --no-print-directory BUILD=build SAN=none all
+	@echo '=== NUMA placement in QEMU guests (tests/numa-vm/run)'
+	@RUN_TESTS_TIMEOUT=900 RUN_TESTS_LABEL=numa-vm tools/run-tests tests/numa-vm/run
+
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=asan all
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=asan _run-tests
@@ -259,7 +269,7 @@ check-tsan:
 check: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p build; rm -f $(TALLY); rc=0; \
-	for suite in check-plain check-asan check-tsan; do \
+	for suite in check-plain check-numa-vm check-asan check-tsan; do \
 		RUN_TESTS_TALLY=$(CURDIR)/$(TALLY) $(MAKE) --no-print-directory $$suite || { \
 			rc=1; echo "$$suite: FAILED"; }; \
 	done; \

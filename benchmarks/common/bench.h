@@ -122,6 +122,48 @@ static inline int bench_node_bytes(int n, unsigned long long *b)
 }
 #endif
 
+/* Copies s into the RESULT line with blanks and '=' made '_' (one token). */
+static inline void bench_token(const char *s)
+{
+    for (; *s; s++)
+        putchar(*s == ' ' || *s == '=' || *s == '\t' || *s == '\n' ? '_' : *s);
+}
+
+/*
+ * The hardware coherence counts of the run (LOCUS_COUNTERS): for each class
+ * counted, CLASS:kind:tx/rx separated by ';', or unavailable(reason) when
+ * the machine counts nothing -- never 0 for what was not counted.
+ */
+static inline void bench_print_counters(int is_locus)
+{
+#if !defined(BENCH_NO_LOCUS) && defined(LOCUS_HAVE_COUNTERS)
+    locus_counters_t c;
+    if (is_locus && locus_get_counters(&c, sizeof c) == 0) {
+        int any = 0;
+        for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
+            const locus_counter_value_t *v = &c.cls[k];
+            if (v->kind == LOCUS_COUNTER_UNAVAILABLE)
+                continue;
+            printf("%s%s:%s:", any++ ? ";" : "", locus_counter_class_name(k),
+                   locus_counter_kind_name(v->kind));
+            if (v->flags & LOCUS_COUNTER_HAS_TX)
+                printf("%llu", (unsigned long long)v->tx);
+            putchar('/');
+            if (v->flags & LOCUS_COUNTER_HAS_RX)
+                printf("%llu", (unsigned long long)v->rx);
+        }
+        if (!any) {
+            printf("unavailable(");
+            bench_token(c.reason[0] ? c.reason : c.cls[0].reason);
+            putchar(')');
+        }
+        return;
+    }
+#endif
+    (void)is_locus;
+    printf("-");
+}
+
 static inline void bench_print(const struct bench_result *r)
 {
     const char *regime = getenv("LOCUS_REGIME"), *topo = getenv("LOCUS_TOPOLOGY");
@@ -162,7 +204,9 @@ static inline void bench_print(const struct bench_result *r)
     } else {
         printf("-");
     }
-    printf(" blas=%s\n", r->blas);
+    printf(" blas=%s counters=", r->blas);
+    bench_print_counters(is_locus);
+    printf("\n");
     fflush(stdout);
 }
 
