@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# peers.sh - the benchmarks against their peers, in one invocation, the
+# programs taking turns so that noise hits all alike: tiled Cholesky on
+# Locus against the same tiles on libgomp, OpenBLAS's own multithreaded
+# dpotrf and the DGEMM rate; Jacobi on Locus against its libgomp version and
+# the STREAM triad.  Prints medians over ROUNDS rounds and the ratios the
+# targets are about (benchmarks/README.md).
+# Usage: benchmarks/peers.sh   Environment: THREADS (default nproc), ROUNDS
+#   (default 5), N (Cholesky order, default 8192), TILES (default "256 512"),
+#   JACOBI (jacobi preset, default small).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+b=$root/build/bench
+for p in cholesky cholesky-omp lapack_peer jacobi jacobi-omp stream; do
+    [ -x "$b/$p" ] || { echo "peers.sh: $b/$p missing: run make" >&2; exit 2; }
+done
+threads=${THREADS:-$(nproc)}
+rounds=${ROUNDS:-5}
+n=${N:-8192}
+tiles=${TILES:-256 512}
+jsize=${JACOBI:-small}
+export LOCUS_THREADS=$threads OMP_NUM_THREADS=$threads OMP_PROC_BIND=true OMP_PLACES=cores
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+metric() { sed -n 's/.*RESULT .* metric=\([^ ]*\) .*/\1/p' | tail -1; }
+blas=$("$b/cholesky" --size test | sed -n 's/.* blas=\([^ ]*\).*/\1/p')
+echo "# $threads threads, $rounds rounds, cholesky n=$n tiles: $tiles, jacobi $jsize; BLAS $blas"
+for r in $(seq 1 "$rounds"); do
+    echo "# round $r/$rounds" >&2
+    for t in $tiles; do
+        echo "chol_locus_$t $("$b/cholesky" --n "$n" --tile "$t" | metric)" >>"$tmp/m"
+        echo "chol_omp_$t $("$b/cholesky-omp" --n "$n" --tile "$t" | metric)" >>"$tmp/m"
+    done
+    echo "potrf $("$b/lapack_peer" --potrf "$n" --threads "$threads" | metric)" >>"$tmp/m"
+    echo "dgemm $("$b/lapack_peer" --dgemm "$n" --threads "$threads" | metric)" >>"$tmp/m"
+    echo "jacobi_locus $("$b/jacobi" --size "$jsize" | metric)" >>"$tmp/m"
+    echo "jacobi_omp $("$b/jacobi-omp" --size "$jsize" | metric)" >>"$tmp/m"
+    echo "stream $("$b/stream" --threads "$threads" | metric)" >>"$tmp/m"
+done
+python3 - "$tmp/m" "$tiles" <<'PY'
+import statistics, sys
+vals = {}
+for line in open(sys.argv[1]):
+    k, v = line.split()
+    vals.setdefault(k, []).append(float(v))
+med = {k: statistics.median(v) for k, v in vals.items()}
+tiles = sys.argv[2].split()
+best = max(tiles, key=lambda t: med[f"chol_locus_{t}"])
+for k in sorted(med):
+    print(f"{k:18} {med[k]:10.2f}  (min {min(vals[k]):.2f}, max {max(vals[k]):.2f})")
+cl, co = med[f"chol_locus_{best}"], med[f"chol_omp_{best}"]
+print(f"cholesky (best tile {best}): {cl:.2f} GFLOP/s = {cl / med['dgemm']:.3f} x DGEMM rate "
+      f"(target >= 0.85), {cl / co:.3f} x libgomp (target >= 1.05), {cl / med['potrf']:.3f} x OpenBLAS dpotrf")
+jl = med["jacobi_locus"]
+print(f"jacobi: {jl:.2f} GB/s = {jl / med['stream']:.3f} x STREAM triad (target >= 0.9), "
+      f"{jl / med['jacobi_omp']:.3f} x libgomp")
+PY
