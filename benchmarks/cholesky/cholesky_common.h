@@ -77,26 +77,9 @@ static inline void chol_parse(int argc, char **argv, const char *what, struct ch
     memset(o, 0, sizeof *o);
     o->reps = 1;
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *val = NULL, *eq = strchr(arg, '=');
+        static const char *const with_value[] = { "--size", "--n", "--tile", "--reps", NULL };
         char name[32];
-
-        /* --name=value and --name value are both accepted. */
-        if (strncmp(arg, "--", 2) == 0 && eq && (size_t)(eq - arg) < sizeof name) {
-            memcpy(name, arg, (size_t)(eq - arg));
-            name[eq - arg] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", arg);
-        }
-        int takes_value = !strcmp(name, "--size") || !strcmp(name, "--n") ||
-                          !strcmp(name, "--tile") || !strcmp(name, "--reps");
-        if (!takes_value && val)
-            bench_die(prog, "option '%s' takes no value", name);
-        if (takes_value && !val) {
-            if (i + 1 >= argc)
-                bench_die(prog, "option '%s' needs a value", name);
-            val = argv[++i];
-        }
+        const char *val = bench_next_opt(prog, argc, argv, &i, name, sizeof name, with_value);
 
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             chol_usage(stdout, prog, what);
@@ -115,7 +98,7 @@ static inline void chol_parse(int argc, char **argv, const char *what, struct ch
         } else if (!strcmp(name, "--reps")) {
             o->reps = (int)bench_parse_long(prog, "--reps", val, 1, CHOL_MAX_REPS);
         } else {
-            bench_die(prog, "unknown option '%s' (try --help)", arg);
+            bench_die(prog, "unknown option '%s' (try --help)", argv[i]);
         }
     }
     o->n = n ? n : p->n;

@@ -64,6 +64,36 @@ static inline long bench_parse_long(const char *prog, const char *opt, const cha
 }
 
 /*
+ * Reads the option at argv[*i] into name (len bytes): "--name=value", or
+ * "--name value" when name is one of with_value (NULL-terminated), or a
+ * flag.  Returns the value, NULL for a flag; exits 2 when a flag is given a
+ * value or a value is missing.  *i moves past a separate value.
+ */
+static inline const char *bench_next_opt(const char *prog, int argc, char **argv, int *i,
+                                         char *name, size_t len, const char *const *with_value)
+{
+    const char *arg = argv[*i], *val = NULL, *eq = strchr(arg, '=');
+    if (strncmp(arg, "--", 2) == 0 && eq && (size_t)(eq - arg) < len) {
+        memcpy(name, arg, (size_t)(eq - arg));
+        name[eq - arg] = '\0';
+        val = eq + 1;
+    } else {
+        snprintf(name, len, "%s", arg);
+    }
+    int takes = 0;
+    for (const char *const *w = with_value; *w && !takes; w++)
+        takes = strcmp(name, *w) == 0;
+    if (!takes && val)
+        bench_die(prog, "option '%s' takes no value", name);
+    if (takes && !val) {
+        if (*i + 1 >= argc)
+            bench_die(prog, "option '%s' needs a value", name);
+        val = argv[++*i];
+    }
+    return val;
+}
+
+/*
  * The BLAS library and the kernel set it runs (OpenBLAS names the CPU core
  * it optimises for).  OpenBLAS 0.3.21 misdetects some CPUs (e.g. in VMs)
  * and falls back to generic (Prescott) kernels several times slower: warn

@@ -129,24 +129,9 @@ int main(int argc, char **argv)
 
     sh.bind = true;
     for (int i = 1; i < argc; i++) {
+        static const char *const with_value[] = { "--threads", "--mb", "--reps", NULL };
         char name[32];
-        const char *val = NULL, *eq = strchr(argv[i], '=');
-        if (strncmp(argv[i], "--", 2) == 0 && eq && (size_t)(eq - argv[i]) < sizeof name) {
-            memcpy(name, argv[i], (size_t)(eq - argv[i]));
-            name[eq - argv[i]] = '\0';
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", argv[i]);
-        }
-        bool takes = !strcmp(name, "--threads") || !strcmp(name, "--mb") ||
-                     !strcmp(name, "--reps");
-        if (!takes && val)
-            bench_die(prog, "option '%s' takes no value", name);
-        if (takes && !val) {
-            if (i + 1 >= argc)
-                bench_die(prog, "option '%s' needs a value", name);
-            val = argv[++i];
-        }
+        const char *val = bench_next_opt(prog, argc, argv, &i, name, sizeof name, with_value);
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             usage(stdout, prog);
             return 0;
