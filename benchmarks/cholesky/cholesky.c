@@ -9,73 +9,10 @@
  * cholesky_kernels.h, options, storage, checks and output in
  * cholesky_common.h.
  */
-#include <stdatomic.h>
-
-#include "cholesky_common.h"
+#define CHOL_PROGRAM "cholesky"
+#include "cholesky_tasks.h"
 
 #define CHOL_FULL_CHECK_MAX_N 4096  /* above: the O(n^2) random-vector check */
-
-struct targ {
-    double *a, *b, *c;  /* inputs a, b; c read and written */
-    long ti, tj, n;     /* init tasks: which tile */
-    int nb;
-};
-
-static atomic_int not_spd;  /* a POTRF found a tile not positive definite */
-
-__attribute__((noinline, cold, noreturn)) static void die(const char *what, int err)
-{
-    fprintf(stderr, "cholesky: %s: %s (%s)\n", what, locus_strerror(err), locus_error_message());
-    exit(1);
-}
-
-static inline void check(const char *what, int err)
-{
-    if (__builtin_expect(err < 0, 0))
-        die(what, err);
-}
-
-static void t_init(void *p)
-{
-    struct targ *t = p;
-    chol_gen_tile(t->c, t->ti, t->tj, t->nb, t->n);
-}
-
-static void t_potrf(void *p)
-{
-    struct targ *t = p;
-    if (chol_potrf(t->c, t->nb) != 0)
-        atomic_store_explicit(&not_spd, 1, memory_order_relaxed);
-}
-
-static void t_trsm(void *p)
-{
-    struct targ *t = p;
-    chol_trsm(t->a, t->c, t->nb);
-}
-
-static void t_syrk(void *p)
-{
-    struct targ *t = p;
-    chol_syrk(t->a, t->c, t->nb);
-}
-
-static void t_gemm(void *p)
-{
-    struct targ *t = p;
-    chol_gemm(t->a, t->b, t->c, t->nb);
-}
-
-static void spawn_init(struct chol_tiles *m)
-{
-    const size_t tb = m->tile_bytes;
-    for (int i = 0; i < m->nt; i++)
-        for (int j = 0; j <= i; j++) {
-            double *aij = CHOL_TILE(m, i, j);
-            struct targ a = { .c = aij, .ti = i, .tj = j, .n = m->n, .nb = m->b };
-            check("locus_task", locus_task(t_init, &a, sizeof a, LOCUS_OUT(aij, tb)));
-        }
-}
 
 static void spawn_cholesky(struct chol_tiles *m)
 {
@@ -124,7 +61,7 @@ int main(int argc, char **argv)
         spawn_init(&m);
         check("locus_taskwait", locus_taskwait());
         check("locus_reset_stats", locus_reset_stats());
-        atomic_store_explicit(&not_spd, 0, memory_order_relaxed);
+        atomic_store_explicit(&chol_tile_failed, 0, memory_order_relaxed);
 
         double t0 = bench_now();
         spawn_cholesky(&m);
@@ -132,7 +69,7 @@ int main(int argc, char **argv)
         double secs = bench_now() - t0;
 
         struct chol_check c = chol_check_factor(&m, o.n <= CHOL_FULL_CHECK_MAX_N);
-        if (atomic_load_explicit(&not_spd, memory_order_relaxed)) {
+        if (atomic_load_explicit(&chol_tile_failed, memory_order_relaxed)) {
             printf("  a POTRF tile was not positive definite\n");
             c.ok = 0;
         }

@@ -13,68 +13,11 @@
  * k loops into one).  Same generator, first-touch initialisation tasks,
  * options and output as cholesky.c; flops counted as n^3 (n^3/3 per stage).
  */
-#include <stdatomic.h>
 
-#include "../cholesky/cholesky_common.h"
+#define CHOL_PROGRAM "smi"
+#include "../cholesky/cholesky_tasks.h"
 
 #define SMI_FULL_CHECK_MAX_N 2048  /* above: the O(n^2) random-vector check */
-
-struct targ {
-    double *a, *b, *c;  /* inputs a, b; c read and written */
-    long ti, tj, n;     /* init tasks: which tile */
-    int nb;
-};
-
-static atomic_int lapack_failed;  /* a POTRF or TRTRI tile failed */
-
-__attribute__((noinline, cold, noreturn)) static void die(const char *what, int err)
-{
-    fprintf(stderr, "smi: %s: %s (%s)\n", what, locus_strerror(err), locus_error_message());
-    exit(1);
-}
-
-static inline void check(const char *what, int err)
-{
-    if (__builtin_expect(err < 0, 0))
-        die(what, err);
-}
-
-static void failed(void)
-{
-    atomic_store_explicit(&lapack_failed, 1, memory_order_relaxed);
-}
-
-static void t_init(void *p)
-{
-    struct targ *t = p;
-    chol_gen_tile(t->c, t->ti, t->tj, t->nb, t->n);
-}
-
-/* stage 1 */
-static void t_potrf(void *p)
-{
-    struct targ *t = p;
-    if (chol_potrf(t->c, t->nb) != 0)
-        failed();
-}
-
-static void t_trsm(void *p)
-{
-    struct targ *t = p;
-    chol_trsm(t->a, t->c, t->nb);
-}
-
-static void t_syrk(void *p)
-{
-    struct targ *t = p;
-    chol_syrk(t->a, t->c, t->nb);
-}
-
-static void t_gemm(void *p)
-{
-    struct targ *t = p;
-    chol_gemm(t->a, t->b, t->c, t->nb);
-}
 
 /* stage 2 */
 static void t_trsm_right(void *p)
@@ -99,7 +42,7 @@ static void t_trtri(void *p)
 {
     struct targ *t = p;
     if (smi_trtri(t->c, t->nb) != 0)
-        failed();
+        chol_failed();
 }
 
 /* stage 3 */
@@ -125,7 +68,7 @@ static void t_lauum(void *p)
 {
     struct targ *t = p;
     if (smi_lauum(t->c, t->nb) != 0)
-        failed();
+        chol_failed();
 }
 
 /* c = fn(a, b, c): the task's dependencies are in a, in b, inout c. */
@@ -148,17 +91,6 @@ static void spawn1(locus_task_fn fn, double *c, int nb, size_t tb)
 {
     struct targ t = { .c = c, .nb = nb };
     check("locus_task", locus_task(fn, &t, sizeof t, LOCUS_INOUT(c, tb)));
-}
-
-static void spawn_init(struct chol_tiles *m)
-{
-    const size_t tb = m->tile_bytes;
-    for (int i = 0; i < m->nt; i++)
-        for (int j = 0; j <= i; j++) {
-            double *aij = CHOL_TILE(m, i, j);
-            struct targ a = { .c = aij, .ti = i, .tj = j, .n = m->n, .nb = m->b };
-            check("locus_task", locus_task(t_init, &a, sizeof a, LOCUS_OUT(aij, tb)));
-        }
 }
 
 #define A(i, j) CHOL_TILE(m, i, j)
@@ -225,7 +157,7 @@ int main(int argc, char **argv)
         spawn_init(&m);
         check("locus_taskwait", locus_taskwait());
         check("locus_reset_stats", locus_reset_stats());
-        atomic_store_explicit(&lapack_failed, 0, memory_order_relaxed);
+        atomic_store_explicit(&chol_tile_failed, 0, memory_order_relaxed);
 
         double t0 = bench_now();
         spawn_smi(&m);
@@ -233,7 +165,7 @@ int main(int argc, char **argv)
         double secs = bench_now() - t0;
 
         struct chol_check c = chol_check_inverse(&m, o.n <= SMI_FULL_CHECK_MAX_N);
-        if (atomic_load_explicit(&lapack_failed, memory_order_relaxed)) {
+        if (atomic_load_explicit(&chol_tile_failed, memory_order_relaxed)) {
             printf("  a POTRF or TRTRI tile failed (not positive definite or singular)\n");
             c.ok = 0;
         }
