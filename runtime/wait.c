@@ -119,49 +119,29 @@ static inline void idle_poll(struct lc_runtime *rt, unsigned spins)
         cpu_relax();
 }
 
-void lc_worker_loop(struct lc_worker *w)
+/* Whether the loop below is over: the runtime stops (t NULL: an idle
+ * worker), or t has at most max_outstanding incomplete children. */
+static int wait_over(struct lc_runtime *rt, struct lc_task *t, int64_t max_outstanding)
 {
-    struct lc_runtime *rt = w->rt;
-    const struct lc_sched_ops *sched = rt->sched;
-    unsigned spins = 0, limit = rt->opt.spin;
-
-    while (!atomic_load_explicit(&rt->stop, memory_order_acquire)) {
-        struct lc_task *t = sched->pop(w);
-        if (t) {
-            w->idle_polls = 0;
-            lc_execute(w, t);
-            spins = 0;
-            continue;
-        }
-        w->idle_polls++;
-        if (++spins < limit) {
-            idle_poll(rt, spins);
-            continue;
-        }
-        struct lc_node_sync *ns = &rt->nsync[w->node];
-        uint32_t e = atomic_load_explicit(&ns->epoch, memory_order_seq_cst);
-        atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
-        atomic_fetch_add_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
-        t = sched->pop(w);
-        if (!t && !atomic_load_explicit(&rt->stop, memory_order_seq_cst)) {
-            lc_stat_add(&w->stats.sleeps, 1);
-            futex_wait(&ns->epoch, e);
-        }
-        atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
-        atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
-        if (t)
-            lc_execute(w, t);
-        spins = 0;
-    }
+    if (!t)
+        return atomic_load_explicit(&rt->stop, memory_order_seq_cst);
+    int64_t done = LC_BIAS - atomic_load_explicit(&t->pending, memory_order_seq_cst);
+    return t->nspawned - done <= max_outstanding;
 }
 
-void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding)
+/*
+ * Runs tasks on w until wait_over(): pops, polls LOCUS_SPIN times, then
+ * sleeps on the node's futex word (handshake at the top).  A taskwait (t
+ * not NULL) also publishes the pending value it waits for, so that the
+ * completion reaching it wakes the sleeper (exec.c).
+ */
+static void run_until(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding)
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
     unsigned spins = 0, limit = rt->opt.spin;
 
-    while (lc_task_outstanding(t) > max_outstanding) {
+    while (!wait_over(rt, t, max_outstanding)) {
         struct lc_task *x = sched->pop(w);
         if (x) {
             w->idle_polls = 0;
@@ -174,26 +154,39 @@ void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outsta
             idle_poll(rt, spins);
             continue;
         }
-        /* pending reaches this value when max_outstanding children remain */
-        int64_t target = LC_BIAS - t->nspawned + max_outstanding;
         struct lc_node_sync *ns = &rt->nsync[w->node];
         uint32_t e = atomic_load_explicit(&ns->epoch, memory_order_seq_cst);
-        atomic_store_explicit(&t->tw_target, target, memory_order_seq_cst);
+        if (t) {
+            /* pending reaches this value when max_outstanding children remain */
+            atomic_store_explicit(&t->tw_target, LC_BIAS - t->nspawned + max_outstanding,
+                                  memory_order_seq_cst);
+            atomic_fetch_add_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
+        }
         atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
-        atomic_fetch_add_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         x = NULL;
-        int64_t done = LC_BIAS - atomic_load_explicit(&t->pending, memory_order_seq_cst);
-        if (t->nspawned - done > max_outstanding && !(x = sched->pop(w))) {
+        if (!wait_over(rt, t, max_outstanding) && !(x = sched->pop(w))) {
             lc_stat_add(&w->stats.sleeps, 1);
             futex_wait(&ns->epoch, e);
         }
-        atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
-        atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
+        if (t) {
+            atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
+            atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
+        }
         if (x)
             lc_execute(w, x);
         spins = 0;
     }
+}
+
+void lc_worker_loop(struct lc_worker *w)
+{
+    run_until(w, NULL, 0);
+}
+
+void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding)
+{
+    run_until(w, t, max_outstanding);
 }
