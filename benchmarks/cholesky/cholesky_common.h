@@ -77,7 +77,9 @@ static inline void chol_parse(int argc, char **argv, const char *what, struct ch
     memset(o, 0, sizeof *o);
     o->reps = 1;
     for (int i = 1; i < argc; i++) {
-        static const char *const with_value[] = { "--size", "--n", "--tile", "--reps", NULL };
+        static const char *const with_value[] = {
+            "--size", "--n", "--tile", "--reps", NULL,
+        };
         char name[32];
         const char *val = bench_next_opt(prog, argc, argv, &i, name, sizeof name, with_value);
 

@@ -108,7 +108,9 @@ static void parse_options(int argc, char **argv, struct ih_opts *o)
     o->seed = 1;
     o->verify = true;
     for (int i = 1; i < argc; i++) {
-        static const char *const with_value[] = { "--size", "--width", "--height", "--block", "--bins", "--reps", "--rects", "--seed", NULL };
+        static const char *const with_value[] = {
+            "--size", "--width", "--height", "--block", "--bins", "--reps", "--rects", "--seed", NULL,
+        };
         char name[32];
         const char *val = bench_next_opt(prog, argc, argv, &i, name, sizeof name, with_value);
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {

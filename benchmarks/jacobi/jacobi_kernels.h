@@ -92,7 +92,9 @@ static void jb_parse_options(int argc, char **argv, struct jb_opts *o)
     o->reps = 1;
     o->verify = true;
     for (int i = 1; i < argc; i++) {
-        static const char *const with_value[] = { "--size", "--n", "--cols", "--block", "--sweeps", "--reps", NULL };
+        static const char *const with_value[] = {
+            "--size", "--n", "--cols", "--block", "--sweeps", "--reps", NULL,
+        };
         char name[32];
         const char *val = bench_next_opt(prog, argc, argv, &i, name, sizeof name, with_value);
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {

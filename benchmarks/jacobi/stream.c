@@ -129,7 +129,9 @@ int main(int argc, char **argv)
 
     sh.bind = true;
     for (int i = 1; i < argc; i++) {
-        static const char *const with_value[] = { "--threads", "--mb", "--reps", NULL };
+        static const char *const with_value[] = {
+            "--threads", "--mb", "--reps", NULL,
+        };
         char name[32];
         const char *val = bench_next_opt(prog, argc, argv, &i, name, sizeof name, with_value);
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
