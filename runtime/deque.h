@@ -114,15 +114,23 @@ static inline int lc_deque_push_owner(struct lc_deque *d, void *item)
 static inline void *lc_deque_pop_owner(struct lc_deque *d)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    /* Early out, not in the paper: top only grows, so a stale (relaxed) top
-     * that already reaches bottom proves the deque empty, and an idle owner
-     * polling its own deque skips the full fence below. */
-    if (atomic_load_explicit(&d->top, memory_order_relaxed) >= b)
+    /* Early out, not in the paper: top only grows, so a stale top that
+     * already reaches bottom proves the deque empty, and an idle owner
+     * polling its own deque skips the full fence below.  acquire (a plain
+     * load on x86) because the top read here may become top_seen, which
+     * push relies on as lc_deque_push_owner says. */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    if (t >= b) {
+        /* and refreshes the size estimate: thieves may have emptied the
+         * deque since top was last read, and a stale estimate would make
+         * the next spawns run inline (lc_backlog_own) with nobody behind */
+        d->top_seen = t;
+        d->stale_ok = 0;
         return NULL;
+    }
 
     b -= 1;
     struct lc_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_relaxed);
-    int64_t t;
 #if LC_DEQUE_TSAN
     /* seq_cst store then seq_cst load stand for the fence below. */
     atomic_store_explicit(&d->bottom, b, memory_order_seq_cst);

@@ -183,6 +183,7 @@ LOCUS_API int locus_init(void)
         goto fail;
     }
     memset(rt->nsync, 0, (size_t)rt->topo.nnodes * sizeof *rt->nsync);
+    lc_wait_init(rt);
     if ((r = lc_locality_init(rt, err, sizeof err)) < 0) {
         init_fail(r, err);
         goto fail;

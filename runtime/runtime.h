@@ -92,6 +92,7 @@ struct lc_runtime {
 
     /* sleeping and waking (wait.c) */
     struct lc_node_sync *nsync;         /* nnodes entries */
+    int membarrier;                     /* sleepers issue membarrier(): pushers skip the fence */
     _Alignas(LC_CACHELINE) _Atomic int nsleep_total;   /* sum of the nodes' nsleepers */
     _Alignas(LC_CACHELINE) _Atomic int ntw_sleepers;  /* threads asleep in a taskwait */
     _Alignas(LC_CACHELINE) _Atomic int stop;
@@ -120,6 +121,20 @@ void lc_notify_any(struct lc_runtime *rt, int from_node);
 /* A task was pushed on the calling worker's own deque (any: any node's
  * workers may take it). */
 void lc_notify_own(struct lc_runtime *rt, int node, int any);
+/* Sets rt->membarrier when the kernel offers private expedited membarrier. */
+void lc_wait_init(struct lc_runtime *rt);
+
+/* A pusher's half of the sleep handshake (wait.c), between publishing a task
+ * and reading a sleeper count.  With membarrier the sleeper makes every
+ * running thread pass a full barrier, so the pusher only keeps the compiler
+ * from reordering; without it the pusher fences itself. */
+static inline void lc_push_fence(const struct lc_runtime *rt)
+{
+    if (__builtin_expect(rt->membarrier, 1))
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
+}
 
 /* locality.c (only called when rt->track) */
 int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen);

@@ -10,16 +10,21 @@
  * nsleepers (seq_cst), looks for work once more and only then waits on
  * the epoch value it read; a pusher publishes its task, then (seq_cst)
  * reads nsleepers and bumps the epoch before waking.  Either the sleeper's
- * last look sees the task or the pusher sees the sleeper.  A push onto the
- * pusher's own deque skips the fence while nobody sleeps (lc_notify_own says
- * why that is safe); thieves that find more behind pass the wake-up on
- * (sched/).  A taskwait sleeper also publishes the
+ * last look sees the task or the pusher sees the sleeper.  The pusher's
+ * fence would cost every push a few dozen cycles, so where the kernel has
+ * it the sleeper pays instead: membarrier(PRIVATE_EXPEDITED) between its
+ * announcement and its last look makes every running thread of the process
+ * pass a full barrier, which is the fence the pusher left out
+ * (lc_push_fence; the asymmetric Dekker of userspace RCU).  Sleeping is
+ * rare (after LOCUS_SPIN idle polls), pushing is not.  Thieves that find
+ * more behind pass the wake-up on (sched/).  A taskwait sleeper also publishes the
  * pending value it waits for (tw_target); the completion that reaches it
  * wakes everyone (exec.c).
  */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
@@ -59,11 +64,29 @@ void lc_wake_all(struct lc_runtime *rt)
         wake_node(&rt->nsync[i], INT_MAX);
 }
 
+void lc_wait_init(struct lc_runtime *rt)
+{
+    /* registration makes later PRIVATE_EXPEDITED calls cheap and is refused
+     * by kernels before 4.14 or by seccomp filters: then pushers fence */
+    rt->membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+}
+
+/* The sleeper's half of lc_push_fence(). */
+static void sleep_barrier(struct lc_runtime *rt)
+{
+    if (rt->membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0) {
+        /* cannot happen once registered; if it does, pushers fence from now
+         * on and this sleeper's last look below may miss one wake-up, which
+         * the pusher's next push or its own pop repairs */
+        rt->membarrier = 0;
+    }
+}
+
 void lc_notify_node(struct lc_runtime *rt, int node)
 {
     /* orders the push before the read of nsleepers (the pusher's half of the
      * handshake described at the top) */
-    atomic_thread_fence(memory_order_seq_cst);
+    lc_push_fence(rt);
     if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_seq_cst) > 0)
         wake_node(&rt->nsync[node], 1);
 }
@@ -71,7 +94,7 @@ void lc_notify_node(struct lc_runtime *rt, int node)
 void lc_notify_any(struct lc_runtime *rt, int from_node)
 {
     int n = rt->topo.nnodes;
-    atomic_thread_fence(memory_order_seq_cst);
+    lc_push_fence(rt);
     if (atomic_load_explicit(&rt->nsleep_total, memory_order_seq_cst) == 0)
         return;
     for (int i = 0; i < n; i++) {
@@ -85,12 +108,7 @@ void lc_notify_any(struct lc_runtime *rt, int from_node)
 
 void lc_notify_own(struct lc_runtime *rt, int node, int any)
 {
-    /* A task pushed on the pusher's own deque: the pusher itself will run it
-     * if nobody else does, so a wake-up lost to the race the fence closes
-     * costs parallelism, never progress; and the next push sees the
-     * sleeper.  Skipping the fence while nobody sleeps keeps it off the hot
-     * path, where it would wait for the store to bottom, a line thieves
-     * keep reading. */
+    lc_push_fence(rt);
     if (any) {
         if (atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) > 0)
             lc_notify_any(rt, node);
@@ -164,6 +182,7 @@ static void run_until(struct lc_worker *w, struct lc_task *t, int64_t max_outsta
         }
         atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
+        sleep_barrier(rt);
         x = NULL;
         if (!wait_over(rt, t, max_outstanding) && !(x = sched->pop(w))) {
             lc_stat_add(&w->stats.sleeps, 1);

@@ -205,15 +205,13 @@ static struct lc_task *inbox_pop(struct naft_inbox *ib)
 /*
  * A task was queued on node: wake one of its sleeping workers or, when none
  * sleeps, a sleeping worker of a node allowed to steal from it, so that
- * near nodes help after they have gone to sleep too.  own: pushed by a
- * worker of node on its own deque, where a lost wake-up costs parallelism
- * only (lc_notify_own), so the fence is skipped while nobody sleeps.
+ * near nodes help after they have gone to sleep too.
  */
-static void naft_notify(struct lc_runtime *rt, const struct naft *s, int node, int own)
+static void naft_notify(struct lc_runtime *rt, const struct naft *s, int node)
 {
-    if (own && atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) == 0)
+    lc_push_fence(rt);   /* the pusher's half of wait.c's handshake */
+    if (atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) == 0)
         return;
-    atomic_thread_fence(memory_order_seq_cst);   /* the pusher's half of wait.c's handshake */
     if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_seq_cst) > 0) {
         lc_notify_node(rt, node);
         return;
@@ -237,11 +235,11 @@ static void naft_push(struct lc_worker *w, struct lc_task *t)
             lc_execute(w, t);   /* the deque could not grow: t is ready, so run it now */
             return;
         }
-        naft_notify(rt, s, w->node, 1);
+        naft_notify(rt, s, w->node);
         return;
     }
     inbox_push(&s->nodes[node].inbox, t);
-    naft_notify(rt, s, node, 0);
+    naft_notify(rt, s, node);
 }
 
 /* Takes a task queued on node n: its inbox first (tasks sent there), then

@@ -2,7 +2,9 @@
  * test_idle.c - an idle runtime uses no CPU: once there is no work, every
  * worker thread ends up asleep on its node's futex (checked through the
  * runtime's sleeper counts, not through timings), also when there are more
- * workers than cores; and sleeping workers wake up for new work.
+ * workers than cores; and sleeping workers wake up for new work, also
+ * for a task pushed on a busy worker's own deque (the push that skips the
+ * fence when the kernel offers membarrier).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,12 +85,69 @@ static void test_idle_sleeps_on_every_node(void **state)
     unsetenv("LOCUS_REGIME");
 }
 
+/* A task that queues a sibling on its own deque while every other worker
+ * sleeps, then waits for that sibling: only a sleeper woken by the push can
+ * run it.  Gives up after 10 s, so a lost wake-up fails instead of hanging. */
+static atomic_int flag, timed_out;
+static void set_flag(void *arg)
+{
+    (void)arg;
+    atomic_store(&flag, 1);
+}
+
+static void push_and_wait(void *arg)
+{
+    (void)arg;
+    struct timespec us = { 0, 1000 }, t0, t;
+    for (int i = 0; i < 200000 && sleepers() < locus_num_workers() - 1; i++)
+        nanosleep(&us, NULL);
+    atomic_store(&flag, 0);
+    if (locus_spawn(set_flag, NULL, 0, NULL, 0) != 0) {
+        atomic_store(&timed_out, 1);
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!atomic_load(&flag)) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > 10) {
+            atomic_store(&timed_out, 1);
+            return;
+        }
+    }
+}
+
+static void wake_case(const char *regime, const char *threads)
+{
+    setenv("LOCUS_REGIME", regime, 1);
+    setenv("LOCUS_THREADS", threads, 1);
+    setenv("LOCUS_SPIN", "50", 1);
+    unsetenv("LOCUS_TOPOLOGY");
+    assert_int_equal(locus_init(), 0);
+    atomic_store(&timed_out, 0);
+    for (int round = 0; round < 20 && !atomic_load(&timed_out); round++) {
+        assert_int_equal(locus_spawn(push_and_wait, NULL, 0, NULL, 0), 0);
+        assert_int_equal(locus_taskwait(), 0);
+    }
+    assert_int_equal(atomic_load(&timed_out), 0);
+    assert_int_equal(locus_finalize(), 0);
+    unsetenv("LOCUS_REGIME");
+}
+
+static void test_wake_for_own_push(void **state)
+{
+    (void)state;
+    wake_case("dft", "2");
+    wake_case("naft", "2");
+    wake_case("naft", "4");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_idle_sleeps),
         cmocka_unit_test(test_idle_sleeps_oversubscribed),
         cmocka_unit_test(test_idle_sleeps_on_every_node),
+        cmocka_unit_test(test_wake_for_own_push),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
