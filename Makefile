@@ -16,6 +16,11 @@
 # Sources are found by wildcard; adding a file never needs an edit here:
 #   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c -> $(BUILD)/liblocus.a,
 #                                                   $(BUILD)/liblocus.so.0
+#   gomp/*.c + the above      -> $(BUILD)/liblocus-gomp.so (soname libgomp.so.1,
+#                                libgomp's symbol versions; $(BUILD)/gomp/
+#                                libgomp.so.1 links to it)
+#   tests/gomp/*.c            -> $(BUILD)/tests/gomp/*  (gcc -fopenmp programs
+#                                linked against libgomp, run by test_gomp)
 #   tests/test_*.c            -> $(BUILD)/tests/test_*  (cmocka, static lib)
 #   examples/*.c              -> $(BUILD)/examples/*
 #   tools/*.c                 -> $(BUILD)/tools/*       (installed in bindir)
@@ -96,7 +101,7 @@ BASE_CFLAGS = -std=gnu11 -Wall -Wextra -fvisibility=hidden $(PTHREAD_CFLAGS)
 # The internal directories are searched for "..." includes only (-iquote
 # where the conventions say -I): with -Isched, a sched/sched.h would hide the
 # system <sched.h> that pthread.h and hwloc.h include.
-INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -Ibuild
+INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -iquote gomp -Ibuild
 ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS)
 DEPFLAGS = -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS)
@@ -114,6 +119,8 @@ TOOL_SRCS := $(wildcard tools/*.c)
 BENCH_SRCS := $(wildcard benchmarks/*/*.c)
 BENCH_OMP_SRCS := $(filter %_omp.c,$(BENCH_SRCS))
 BENCH_LOCUS_SRCS := $(filter-out %_omp.c,$(BENCH_SRCS))
+GOMP_SRCS := $(wildcard gomp/*.c)
+GOMP_TEST_SRCS := $(wildcard tests/gomp/*.c)
 MAN3 := $(wildcard man/*.3)
 MAN7 := $(wildcard man/*.7)
 
@@ -128,17 +135,25 @@ BENCH_LOCUS = $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_LOCUS_SRCS
 ifeq ($(HAVE_OPENMP),1)
 BENCH_OMP = $(addprefix $(BUILD)/bench/,$(patsubst %_omp,%-omp,$(basename $(notdir $(BENCH_OMP_SRCS)))))
 endif
-PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP)
+GOMP_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(GOMP_SRCS)) $(BUILD)/gomp/stubs.o
+GOMP_SO = $(BUILD)/liblocus-gomp.so
+GOMP_ALIAS = $(BUILD)/gomp/libgomp.so.1
+ifeq ($(HAVE_OPENMP),1)
+GOMP_TESTS = $(patsubst tests/gomp/%.c,$(BUILD)/tests/gomp/%,$(GOMP_TEST_SRCS))
+endif
+PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP) $(GOMP_TESTS)
 
 # Rebuild everything when the compiler, flags or libraries change.
 FLAGS_TRACK = $(BUILD)/FLAGS.track
 
-.PHONY: all lib check check-plain check-numa-vm check-asan check-tsan demo install uninstall \
+.PHONY: all lib gomp check check-plain check-numa-vm check-asan check-tsan demo install uninstall \
 	deps clean distclean FORCE _run-tests _run-examples
 
-all: lib $(PROGRAMS)
+all: lib gomp $(PROGRAMS)
 
 lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINK)
+
+gomp: $(GOMP_SO) $(GOMP_ALIAS)
 
 # ---------------------------------------------------------------- configure
 # configure.ac -> configure (+ config.h.in); configure -> config.mak.autogen,
@@ -195,6 +210,36 @@ $(LIB_SO): $(LIB_OBJS) liblocus.map
 
 $(LIB_SO_LINK): $(LIB_SO)
 	$(QUIET)ln -sf $(SONAME) $@
+
+# liblocus-gomp: the runtime plus gomp/, exporting only libgomp's entry
+# points under libgomp's version nodes.  tools/gen-gomp-stubs writes the
+# version script and a loud stub for each entry point gomp/ lacks.
+$(BUILD)/gomp/defined.txt: $(filter-out $(BUILD)/gomp/stubs.o,$(GOMP_OBJS))
+	@mkdir -p $(@D)
+	$(QUIET)nm --defined-only -g $^ | awk 'NF == 3 { print $$3 }' | sort -u >$@
+
+$(BUILD)/gomp/stubs.c $(BUILD)/gomp/libgomp.map: tools/gen-gomp-stubs gomp/libgomp-abi.txt \
+		$(BUILD)/gomp/defined.txt
+	$(QUIET)tools/gen-gomp-stubs gomp/libgomp-abi.txt $(BUILD)/gomp/defined.txt \
+		$(BUILD)/gomp/stubs.c $(BUILD)/gomp/libgomp.map
+
+$(BUILD)/gomp/stubs.o: $(BUILD)/gomp/stubs.c $(FLAGS_TRACK) | build/config.h
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+
+$(GOMP_SO): $(GOMP_OBJS) $(LIB_OBJS) $(BUILD)/gomp/libgomp.map
+	$(QUIET_LINK)$(CC) -shared -Wl,-soname,libgomp.so.1 \
+		-Wl,--version-script=$(BUILD)/gomp/libgomp.map -Wl,--no-undefined \
+		-o $@ $(GOMP_OBJS) $(LIB_OBJS) $(ALL_LDFLAGS) $(LIB_LIBS)
+
+$(GOMP_ALIAS): $(GOMP_SO)
+	@mkdir -p $(@D)
+	$(QUIET)ln -sf ../liblocus-gomp.so $@
+
+# OpenMP test programs: built against the real libgomp, like users' programs
+$(BUILD)/tests/gomp/%: tests/gomp/%.c $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(OPENMP_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ \
+		-o $@ $< $(ALL_LDFLAGS) $(OPENMP_CFLAGS) -lm
 
 $(BUILD)/tests/%: tests/%.c $(LIB_A) $(FLAGS_TRACK) | build/config.h
 	@mkdir -p $(@D)

@@ -12,6 +12,7 @@
 #include "runtime.h"
 #include "policy.h"
 #include "taskpool.h"
+#include "team.h"
 
 static inline void task_free(struct lc_worker *w, struct lc_task *t)
 {
@@ -67,6 +68,8 @@ static struct lc_task *complete_chain(struct lc_worker *w, struct lc_task *t)
         }
         if (sched->task_done)
             sched->task_done(w, t);
+        if (t->tg)
+            lc_taskgroup_done(rt, t->tg);   /* after this, the group may be gone */
 
         if (atomic_fetch_or_explicit(&t->state, LC_ST_COMPLETE, memory_order_acq_rel) & LC_ST_UNMAPPED)
             task_free(w, t);

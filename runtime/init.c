@@ -17,6 +17,7 @@
 #include "env.h"
 #include "mem.h"
 #include "runtime.h"
+#include "team.h"
 #include "policy.h"
 #include "taskpool.h"
 #include "topology.h"
@@ -34,7 +35,10 @@ static void *worker_main(void *arg)
     if (w->rt->opt.bind == LC_BIND_CORE && w->cpu >= 0)
         lc_topology_bind_self(&w->rt->topo, w->cpu);
     atomic_fetch_add_explicit(&w->rt->started, 1, memory_order_release);
-    lc_worker_loop(w);
+    if (w->rt->team_mode)
+        lc_team_loop(w);
+    else
+        lc_worker_loop(w);
     lc_self = NULL;
     return NULL;
 }
@@ -75,6 +79,7 @@ static void teardown(struct lc_runtime *rt, int nstarted)
     if (nstarted > 0) {
         atomic_store_explicit(&rt->stop, 1, memory_order_release);
         lc_wake_all(rt);
+        lc_team_stop(rt);
         for (int i = 1; i <= nstarted; i++)
             pthread_join(rt->workers[i].thread, NULL);
     }
@@ -85,6 +90,7 @@ static void teardown(struct lc_runtime *rt, int nstarted)
     lc_counters_rt_close();
     lc_locality_fini(rt);
     lc_mem_free(rt->nsync, 0);
+    free(rt->job_implicit);
     if (rt->saved_affinity_valid)
         sched_setaffinity(0, sizeof(cpu_set_t), rt->saved_affinity);
     free(rt->saved_affinity);
@@ -94,7 +100,10 @@ static void teardown(struct lc_runtime *rt, int nstarted)
     free(rt);
 }
 
-LOCUS_API int locus_init(void)
+/* locus_init(), or lc_init_teams() with team_mode set: workers then serve
+ * team jobs (team.c) instead of taking tasks while idle, and team_threads
+ * (> 0) stands in for an unset LOCUS_THREADS. */
+static int init_runtime(int team_mode, int team_threads)
 {
     char err[LC_ENV_ERR_MAX > 512 ? LC_ENV_ERR_MAX : 512];
     struct lc_runtime *rt;
@@ -111,7 +120,9 @@ LOCUS_API int locus_init(void)
         pthread_mutex_unlock(&lc_init_lock);
         return lc_error(-ENOMEM, "locus_init: out of memory");
     }
+    rt->team_mode = team_mode;
     if ((r = lc_env_parse(&rt->opt, NULL, NULL, err, sizeof err)) < 0
+        || (team_threads > 0 && rt->opt.threads == 0 && (rt->opt.threads = team_threads, 0))
         || (r = lc_options_resolve(&rt->opt, err, sizeof err)) < 0) {
         init_fail(r, err);
         goto fail;
@@ -274,6 +285,16 @@ fail:
     return r;
 }
 
+LOCUS_API int locus_init(void)
+{
+    return init_runtime(0, 0);
+}
+
+int lc_init_teams(int threads)
+{
+    return init_runtime(1, threads);
+}
+
 LOCUS_API int locus_finalize(void)
 {
     struct lc_worker *w = lc_self;
@@ -292,6 +313,7 @@ LOCUS_API int locus_finalize(void)
     lc_wait_children(w, rt->root, 0);
     atomic_store_explicit(&rt->stop, 1, memory_order_release);
     lc_wake_all(rt);
+    lc_team_stop(rt);
     for (int i = 1; i < rt->nworkers; i++)
         pthread_join(rt->workers[i].thread, NULL);
     lc_counters_rt_end();

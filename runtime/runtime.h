@@ -94,9 +94,18 @@ struct lc_runtime {
     struct lc_node_sync *nsync;         /* nnodes entries */
     int membarrier;                     /* sleepers issue membarrier(): pushers skip the fence */
     _Alignas(LC_CACHELINE) _Atomic int nsleep_total;   /* sum of the nodes' nsleepers */
-    _Alignas(LC_CACHELINE) _Atomic int ntw_sleepers;  /* threads asleep in a taskwait */
+    _Alignas(LC_CACHELINE) _Atomic int ntw_sleepers;  /* threads asleep waiting for a condition */
     _Alignas(LC_CACHELINE) _Atomic int stop;
     _Atomic int started;                             /* workers that reached their loop */
+
+    /* team mode (team.c): idle workers wait for a job, not for tasks */
+    int team_mode;
+    _Alignas(LC_CACHELINE) _Atomic uint32_t job_epoch; /* bumped per job posted (futex word) */
+    _Atomic int job_sleepers;
+    void (*job_fn)(void *);
+    void *job_arg;
+    struct lc_task **job_implicit;                   /* per worker, allocated by the poster */
+    _Alignas(LC_CACHELINE) _Atomic int job_running;  /* workers still inside the job */
 };
 
 /* The running runtime, NULL outside init..finalize. */
@@ -115,6 +124,10 @@ void lc_task_unmapped(struct lc_worker *w, struct lc_task *t);
 void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding);
 void lc_worker_loop(struct lc_worker *w);
 void lc_wake_all(struct lc_runtime *rt);
+/* Runs tasks on w until *word differs from old; whoever changes the word
+ * (with a seq_cst read-modify-write) then calls lc_wake_waiters(). */
+void lc_wait_word(struct lc_worker *w, _Atomic uint32_t *word, uint32_t old);
+void lc_wake_waiters(struct lc_runtime *rt);
 /* A task was queued where workers of node may take it / anyone may. */
 void lc_notify_node(struct lc_runtime *rt, int node);
 void lc_notify_any(struct lc_runtime *rt, int from_node);

@@ -34,6 +34,7 @@
 struct lc_task;
 struct lc_depmap;
 struct lc_task_loc;
+struct lc_taskgroup;
 
 /* An edge "succ waits for the task whose successor list holds me".  Edges
  * live in the successor, so they are valid until it runs. */
@@ -83,11 +84,14 @@ struct lc_task {
     struct lc_task_loc *loc;        /* dependencies kept for locality accounting (locality.c) */
     int32_t node;                   /* scheduler's node for the task, -1 none */
     uint32_t maprefs;               /* memberships in the parent's map (parent's thread only) */
+    struct lc_taskgroup *tg;        /* group that waits for this task (team.h), or NULL */
     struct lc_edge edges[LC_INLINE_EDGES];   /* lines 1-3 */
 
     /* spawner bookkeeping */
     struct lc_task *pool_next;      /* free-list link while recycled, queue link while queued */
     struct lc_task *last_pred;      /* spawn-time dedup of edges to one predecessor */
+    struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
+    uint32_t tg_nomem;              /* groups begun without memory: their end waits for all */
 
     _Alignas(64) unsigned char argbuf[LC_INLINE_ARG];
 };

@@ -23,34 +23,15 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "futex.h"
 #include "runtime.h"
 #include "policy.h"
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
-static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
-}
-
-static void futex_wake(_Atomic uint32_t *addr, int n)
-{
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
-}
 
 static void wake_node(struct lc_node_sync *ns, int n)
 {
@@ -137,29 +118,42 @@ static inline void idle_poll(struct lc_runtime *rt, unsigned spins)
         cpu_relax();
 }
 
-/* Whether the loop below is over: the runtime stops (t NULL: an idle
- * worker), or t has at most max_outstanding incomplete children. */
-static int wait_over(struct lc_runtime *rt, struct lc_task *t, int64_t max_outstanding)
+/* What a waiting thread waits for: the runtime to stop (t and word NULL: an
+ * idle worker), t to have at most max_outstanding incomplete children, or
+ * *word to differ from old (team.c: barriers and taskgroups). */
+struct lc_until {
+    struct lc_task *t;
+    int64_t max_outstanding;
+    _Atomic uint32_t *word;
+    uint32_t old;
+};
+
+static inline int wait_over(struct lc_runtime *rt, const struct lc_until *u)
 {
-    if (!t)
+    if (u->word)
+        return atomic_load_explicit(u->word, memory_order_seq_cst) != u->old;
+    if (!u->t)
         return atomic_load_explicit(&rt->stop, memory_order_seq_cst);
-    int64_t done = LC_BIAS - atomic_load_explicit(&t->pending, memory_order_seq_cst);
-    return t->nspawned - done <= max_outstanding;
+    int64_t done = LC_BIAS - atomic_load_explicit(&u->t->pending, memory_order_seq_cst);
+    return u->t->nspawned - done <= u->max_outstanding;
 }
 
 /*
  * Runs tasks on w until wait_over(): pops, polls LOCUS_SPIN times, then
- * sleeps on the node's futex word (handshake at the top).  A taskwait (t
- * not NULL) also publishes the pending value it waits for, so that the
- * completion reaching it wakes the sleeper (exec.c).
+ * sleeps on the node's futex word (handshake at the top).  A thread waiting
+ * for a condition (not for work) also counts itself in ntw_sleepers, so
+ * that whoever makes the condition true wakes it (lc_wake_waiters); a
+ * taskwait publishes the pending value it waits for as well, so only the
+ * completion that reaches it wakes everyone (exec.c).
  */
-static void run_until(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding)
+static void run_until(struct lc_worker *w, const struct lc_until *u)
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
     unsigned spins = 0, limit = rt->opt.spin;
+    int cond = u->t || u->word;
 
-    while (!wait_over(rt, t, max_outstanding)) {
+    while (!wait_over(rt, u)) {
         struct lc_task *x = sched->pop(w);
         if (x) {
             w->idle_polls = 0;
@@ -174,26 +168,28 @@ static void run_until(struct lc_worker *w, struct lc_task *t, int64_t max_outsta
         }
         struct lc_node_sync *ns = &rt->nsync[w->node];
         uint32_t e = atomic_load_explicit(&ns->epoch, memory_order_seq_cst);
-        if (t) {
+        if (u->t) {
             /* pending reaches this value when max_outstanding children remain */
-            atomic_store_explicit(&t->tw_target, LC_BIAS - t->nspawned + max_outstanding,
+            atomic_store_explicit(&u->t->tw_target,
+                                  LC_BIAS - u->t->nspawned + u->max_outstanding,
                                   memory_order_seq_cst);
-            atomic_fetch_add_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         }
+        if (cond)
+            atomic_fetch_add_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         sleep_barrier(rt);
         x = NULL;
-        if (!wait_over(rt, t, max_outstanding) && !(x = sched->pop(w))) {
+        if (!wait_over(rt, u) && !(x = sched->pop(w))) {
             lc_stat_add(&w->stats.sleeps, 1);
             futex_wait(&ns->epoch, e);
         }
         atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
-        if (t) {
+        if (cond)
             atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
-            atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
-        }
+        if (u->t)
+            atomic_store_explicit(&u->t->tw_target, 0, memory_order_relaxed);
         if (x)
             lc_execute(w, x);
         spins = 0;
@@ -202,10 +198,26 @@ static void run_until(struct lc_worker *w, struct lc_task *t, int64_t max_outsta
 
 void lc_worker_loop(struct lc_worker *w)
 {
-    run_until(w, NULL, 0);
+    const struct lc_until u = { NULL, 0, NULL, 0 };
+    run_until(w, &u);
 }
 
 void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding)
 {
-    run_until(w, t, max_outstanding);
+    const struct lc_until u = { t, max_outstanding, NULL, 0 };
+    run_until(w, &u);
+}
+
+void lc_wait_word(struct lc_worker *w, _Atomic uint32_t *word, uint32_t old)
+{
+    const struct lc_until u = { NULL, 0, word, old };
+    run_until(w, &u);
+}
+
+void lc_wake_waiters(struct lc_runtime *rt)
+{
+    /* the caller changed a word with a seq_cst read-modify-write: the
+     * waker's half of the handshake (a waiter counts itself, then looks) */
+    if (atomic_load_explicit(&rt->ntw_sleepers, memory_order_seq_cst) > 0)
+        lc_wake_all(rt);
 }

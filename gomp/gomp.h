@@ -1,0 +1,94 @@
+/*
+ * gomp.h - internals of liblocus-gomp, the libgomp-compatible layer: what
+ * each thread knows about the parallel region it is in, the team of a
+ * region, and the helpers the GOMP_* and omp_* entry points share.
+ *
+ * Model: a parallel region's team is every Locus worker (the worker pool
+ * is restarted when a region asks for a different size, see parallel.c);
+ * a region nested in an active one, or started by a thread that is not a
+ * worker, runs on the calling thread alone, and tasks created there run
+ * at once (a team of one thread may execute them immediately).
+ */
+#ifndef LC_GOMP_H
+#define LC_GOMP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "team.h"
+
+#define GOMP_EXPORT __attribute__((visibility("default")))
+
+/* libgomp's schedule kinds (omp_sched_t values) */
+enum gomp_sched { GS_STATIC = 1, GS_DYNAMIC = 2, GS_GUIDED = 3, GS_AUTO = 4 };
+
+/* A worksharing loop in progress.  Iterations are numbered 0..n-1 here;
+ * the entry points convert to and from the user's start/incr. */
+struct gomp_ws {
+    _Atomic uint64_t construct;   /* 1 + number of the construct using it, 0 free */
+    _Atomic int users;            /* members that have not left it */
+    int sched;
+    uint64_t n, chunk;
+    long long start, incr;        /* user's bounds, signed or two's complement */
+    _Alignas(64) _Atomic uint64_t next;   /* first iteration not handed out */
+};
+
+#define GOMP_WS_RING 8   /* constructs members may be apart (nowait loops) */
+
+struct gomp_team {
+    int nthreads;
+    unsigned level;               /* nesting level of the region (1 outermost) */
+    struct lc_barrier barrier;
+    _Atomic uint64_t single_count;   /* single constructs claimed so far */
+    pthread_mutex_t ws_lock;
+    struct gomp_ws ws[GOMP_WS_RING];
+    void (*fn)(void *);
+    void *data;
+    int preset;                   /* members start in loop 0 (combined parallel loop) */
+};
+
+/* Per thread: the innermost region it takes part in. */
+struct gomp_thread {
+    struct gomp_team *team;       /* NULL: sequential part, or a region of one thread */
+    int id;                       /* thread number in team */
+    unsigned level;               /* parallel regions enclosing (active or not) */
+    unsigned active_level;        /* of those, the ones with more than one thread */
+    int in_final;                 /* running a final or included task */
+    uint64_t single_seen, ws_seen;   /* constructs met in the current region */
+    struct gomp_ws *ws;           /* loop being run */
+    struct gomp_ws *serial_ws;    /* loop storage of a region of one thread */
+    uint64_t static_next;         /* static loops: chunk number to take next */
+    int nthreads_var;             /* omp_set_num_threads() of this thread, 0 unset */
+};
+
+extern __thread struct gomp_thread gomp_thr;
+
+/* icv.c: environment and global settings */
+struct gomp_icv {
+    int nthreads;                 /* OMP_NUM_THREADS (first value), 0 unset */
+    int run_sched, run_chunk;     /* OMP_SCHEDULE */
+    int dynamic, max_active_levels;
+};
+extern struct gomp_icv gomp_icv;
+void gomp_read_env(void);
+/* The thread count a region started here would ask for. */
+int gomp_nthreads_var(void);
+
+/* parallel.c */
+/* The Locus worker of the calling thread when it may run team work (it is
+ * a worker and the runtime runs in team mode), else NULL. */
+struct lc_worker *gomp_worker(void);
+/* The runtime started in team mode with at least one worker; 0 or -errno */
+int gomp_ensure_runtime(int threads);
+/* Runs a parallel region (num_threads 0: the nthreads ICV); preset, for
+ * the combined parallel loops, is the loop every member starts in. */
+void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
+                   const struct gomp_ws *preset);
+/* The ABI entry points the layer itself calls. */
+void GOMP_barrier(void);
+/* Loud failure for an unsupported use; names the entry point. */
+_Noreturn void gomp_unsupported(const char *what, const char *why);
+
+#endif /* LC_GOMP_H */

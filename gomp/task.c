@@ -1,0 +1,301 @@
+/*
+ * task.c - explicit tasks of the libgomp ABI: GOMP_task with its clauses
+ * and both depend-array formats, taskwait (plain and with depend),
+ * taskyield and taskgroups, onto locus_spawn() and the runtime's groups.
+ *
+ * A task's depend addresses become one-byte Locus dependencies: libgomp
+ * matches dependencies by address only, and so do one-byte ranges.  Their
+ * addresses are also what NAFT places the task by.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gomp.h"
+#include "locus.h"
+#include "runtime.h"
+#include "task.h"
+
+/* gcc's GOMP_TASK_FLAG_* and GOMP_DEPEND_* (gomp-constants.h) */
+#define TF_UNTIED    (1u << 0)
+#define TF_FINAL     (1u << 1)
+#define TF_MERGEABLE (1u << 2)
+#define TF_DEPEND    (1u << 3)
+#define TF_PRIORITY  (1u << 4)
+#define TF_DETACH    (1u << 13)
+enum { DEP_IN = 1, DEP_OUT = 2, DEP_INOUT = 3, DEP_MUTEXINOUTSET = 4, DEP_INOUTSET = 5 };
+
+#define STACK_DEPS 16
+
+/* libgomp orders tasks on the address alone, NULL included */
+static const char null_dep;
+
+static locus_dep_t dep(const void *addr, locus_access_t acc)
+{
+    return (locus_dep_t){ addr ? addr : &null_dep, 1, acc };
+}
+
+/* Number of dependencies in a depend array (either format). */
+static size_t depend_count(void **depend)
+{
+    return (uintptr_t)depend[0] ? (uintptr_t)depend[0] : (uintptr_t)depend[1];
+}
+
+/* Converts a depend array into out (depend_count() entries). */
+static void depend_convert(void **depend, locus_dep_t *out)
+{
+    size_t n, nout, nmutex = 0, nin, first;
+    if ((uintptr_t)depend[0]) {        /* [n, nout, addr...]: out/inout, then in */
+        n = (uintptr_t)depend[0];
+        nout = (uintptr_t)depend[1];
+        nin = n - nout;
+        first = 2;
+    } else {                            /* [0, n, nout, nmutex, nin, addr..., depobj...] */
+        n = (uintptr_t)depend[1];
+        nout = (uintptr_t)depend[2];
+        nmutex = (uintptr_t)depend[3];
+        nin = (uintptr_t)depend[4];
+        first = 5;
+    }
+    size_t i = 0;
+    /* mutexinoutset ordered like inout: stricter than needed, as in libgomp */
+    for (; i < nout + nmutex; i++)
+        out[i] = dep(depend[first + i], LOCUS_ACCESS_INOUT);
+    for (; i < nout + nmutex + nin; i++)
+        out[i] = dep(depend[first + i], LOCUS_ACCESS_IN);
+    for (; i < n; i++) {               /* depobj: { address, kind } */
+        void **d = depend[first + i];
+        switch ((uintptr_t)d[1]) {
+        case DEP_IN:
+            out[i] = dep(d[0], LOCUS_ACCESS_IN);
+            break;
+        case DEP_OUT: case DEP_INOUT: case DEP_MUTEXINOUTSET:
+            out[i] = dep(d[0], LOCUS_ACCESS_INOUT);
+            break;
+        case DEP_INOUTSET:
+            out[i] = dep(d[0], LOCUS_ACCESS_CONCURRENT);
+            break;
+        default:
+            gomp_unsupported("GOMP_task", "a depend object of unknown kind");
+        }
+    }
+}
+
+/* A task whose data needs more than locus_spawn's byte copy: a copy
+ * constructor (cpyfn), an alignment past what the runtime gives, or the
+ * final clause.  Owns a heap copy of the data. */
+struct boxed {
+    void (*fn)(void *);
+    void *data;
+    void *block;
+    int final;
+};
+
+static void *box_data(void (*cpyfn)(void *, void *), void *data, long size, long align,
+                      void **block)
+{
+    if (align < (long)sizeof(void *))
+        align = sizeof(void *);
+    size_t bytes = ((size_t)(size > 0 ? size : 1) + (size_t)align - 1) / (size_t)align
+                   * (size_t)align;
+    void *b = aligned_alloc((size_t)align, bytes);
+    if (!b)
+        return NULL;
+    if (cpyfn)
+        cpyfn(b, data);
+    else if (size > 0)
+        memcpy(b, data, (size_t)size);
+    *block = b;
+    return b;
+}
+
+static void run_boxed(void *arg)
+{
+    struct boxed *b = arg;
+    int saved = gomp_thr.in_final;
+    gomp_thr.in_final = b->final;
+    b->fn(b->data);
+    gomp_thr.in_final = saved;
+    free(b->block);
+}
+
+/* An included task: runs now on this thread, with its own copy of data. */
+static void run_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                         long size, long align, int final)
+{
+    int saved = gomp_thr.in_final;
+    gomp_thr.in_final = saved || final;
+    if (cpyfn) {
+        /* gcc gives the copy constructor a block of size bytes at align */
+        char buf[size + align];
+        void *p = (void *)(((uintptr_t)buf + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
+        cpyfn(p, data);
+        fn(p);
+    } else {
+        fn(data);   /* data is already the task's private block */
+    }
+    gomp_thr.in_final = saved;
+}
+
+/* An undeferred task (if(0), or a taskwait with depend): spawned with its
+ * dependencies, and the encountering thread runs tasks until its body has
+ * run.  Its data stays in the encountering frame, which outlives it. */
+struct undeferred {
+    void (*fn)(void *);
+    void *data;
+    int final;
+    _Atomic uint32_t done;
+};
+
+static void run_undeferred(void *arg)
+{
+    struct undeferred *u = arg;
+    if (u->fn) {
+        int saved = gomp_thr.in_final;
+        gomp_thr.in_final = u->final;
+        u->fn(u->data);
+        gomp_thr.in_final = saved;
+    }
+    struct lc_runtime *rt = lc_rt;
+    atomic_fetch_add_explicit(&u->done, 1, memory_order_seq_cst);
+    lc_wake_waiters(rt);   /* u may be gone now: only rt is touched */
+}
+
+static void wait_all_children(struct lc_worker *w)
+{
+    lc_wait_children(w, w->cur, 0);
+}
+
+static void spawn_undeferred(struct lc_worker *w, void (*fn)(void *), void *data, int final,
+                             const locus_dep_t *deps, size_t ndeps)
+{
+    struct undeferred u = { fn, data, final, 0 };
+    if (locus_spawn(run_undeferred, &u, 0, deps, ndeps) != 0) {
+        /* out of memory: every earlier sibling complete is a safe order */
+        wait_all_children(w);
+        run_undeferred(&u);
+        return;
+    }
+    lc_wait_word(w, &u.done, 0);
+}
+
+GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                           long arg_size, long arg_align, bool if_clause, unsigned flags,
+                           void **depend, int priority, void *detach)
+{
+    (void)priority;   /* accepted; omp_get_max_task_priority() is 0 */
+    (void)detach;
+    if (flags & TF_DETACH)
+        gomp_unsupported("GOMP_task", "the detach clause (task events) is not supported");
+    struct gomp_thread *thr = &gomp_thr;
+    struct lc_worker *w = thr->team ? lc_self : NULL;
+    int final = (flags & TF_FINAL) != 0;
+
+    if (!w || thr->in_final) {
+        /* a team of one thread, or inside a final task: included task, and
+         * its dependences are met, as every earlier sibling has run */
+        run_included(fn, data, cpyfn, arg_size, arg_align, final);
+        return;
+    }
+
+    locus_dep_t stack_deps[STACK_DEPS], *deps = stack_deps;
+    size_t ndeps = 0;
+    if ((flags & TF_DEPEND) && depend) {
+        ndeps = depend_count(depend);
+        if (ndeps > STACK_DEPS && !(deps = malloc(ndeps * sizeof *deps))) {
+            wait_all_children(w);   /* out of memory: run it in order, now */
+            run_included(fn, data, cpyfn, arg_size, arg_align, final);
+            return;
+        }
+        depend_convert(depend, deps);
+    }
+
+    if (!if_clause) {
+        if (cpyfn) {
+            char buf[arg_size + arg_align];
+            void *p = (void *)(((uintptr_t)buf + (uintptr_t)arg_align - 1)
+                               & ~((uintptr_t)arg_align - 1));
+            cpyfn(p, data);
+            spawn_undeferred(w, fn, p, final, deps, ndeps);
+        } else {
+            spawn_undeferred(w, fn, data, final, deps, ndeps);
+        }
+    } else if (!cpyfn && !final && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64))) {
+        /* the common case: the runtime copies the block (inline up to
+         * LC_INLINE_ARG bytes, 64-byte aligned; else 16-byte aligned) */
+        if (locus_spawn(fn, data, (size_t)arg_size, deps, ndeps) != 0) {
+            wait_all_children(w);
+            run_included(fn, data, NULL, arg_size, arg_align, 0);
+        }
+    } else {
+        struct boxed b = { fn, NULL, NULL, final };
+        if (!(b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))
+            || locus_spawn(run_boxed, &b, sizeof b, deps, ndeps) != 0) {
+            free(b.block);
+            wait_all_children(w);
+            run_included(fn, data, cpyfn, arg_size, arg_align, final);
+        }
+    }
+    if (deps != stack_deps)
+        free(deps);
+}
+
+GOMP_EXPORT void GOMP_taskwait(void)
+{
+    if (gomp_thr.team && lc_self)
+        locus_taskwait();
+}
+
+/* taskwait depend(...): waits for the earlier siblings those dependences
+ * name, which is what an empty undeferred task with them does. */
+GOMP_EXPORT void GOMP_taskwait_depend(void **depend)
+{
+    struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
+    if (!w || gomp_thr.in_final)
+        return;
+    size_t n = depend_count(depend);
+    locus_dep_t stack_deps[STACK_DEPS], *deps = stack_deps;
+    if (n > STACK_DEPS && !(deps = malloc(n * sizeof *deps))) {
+        wait_all_children(w);
+        return;
+    }
+    depend_convert(depend, deps);
+    spawn_undeferred(w, NULL, NULL, 0, deps, n);
+    if (deps != stack_deps)
+        free(deps);
+}
+
+GOMP_EXPORT void GOMP_taskyield(void)
+{
+    /* a scheduling point that may do nothing */
+}
+
+GOMP_EXPORT void GOMP_taskgroup_start(void)
+{
+    struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
+    if (!w)
+        return;   /* tasks here run at once: nothing to wait for */
+    /* without memory for a group, its end waits for every child; groups
+     * nested in such a group do the same, which keeps begin/end paired */
+    struct lc_taskgroup *g = w->cur->tg_nomem ? NULL : malloc(sizeof *g);
+    if (!g) {
+        w->cur->tg_nomem++;
+        return;
+    }
+    lc_taskgroup_begin(w, g);
+}
+
+GOMP_EXPORT void GOMP_taskgroup_end(void)
+{
+    struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
+    if (!w)
+        return;
+    if (w->cur->tg_nomem) {
+        w->cur->tg_nomem--;
+        wait_all_children(w);
+        return;
+    }
+    struct lc_taskgroup *g = w->cur->tg_open;
+    lc_taskgroup_end(w, g);
+    free(g);
+}

@@ -1,0 +1,191 @@
+/*
+ * team.c - fork-join on top of the task runtime, for the libgomp layer:
+ * team jobs (one function run by every worker at once), implicit tasks,
+ * barriers that run tasks while they wait, and task groups.
+ *
+ * In team mode every task belongs to a team whose members are all the
+ * workers, so idle workers wait for the next job on one futex word
+ * (job_epoch) instead of polling task queues: between parallel regions
+ * there are no tasks to find, and a region starts with one wake-up.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "depmap.h"
+#include "futex.h"
+#include "runtime.h"
+#include "taskpool.h"
+#include "team.h"
+
+static void implicit_init(struct lc_task *t)
+{
+    memset(t, 0, sizeof *t);
+    t->flags = LC_TF_ROOT;
+    t->node = -1;
+    atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
+    atomic_store_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
+}
+
+int lc_implicit_begin(struct lc_worker *w, struct lc_task **saved)
+{
+    struct lc_task *t = lc_task_alloc(&w->pool, &w->rt->gpool);
+    if (!t)
+        return -ENOMEM;
+    implicit_init(t);
+    *saved = w->cur;
+    w->cur = t;
+    return 0;
+}
+
+void lc_implicit_end(struct lc_worker *w, struct lc_task *saved)
+{
+    struct lc_task *t = w->cur;
+    lc_wait_children(w, t, 0);
+    if (t->map)
+        lc_depmap_destroy(w, t->map);
+    w->cur = saved;
+    lc_task_release(&w->pool, &w->rt->gpool, t);
+}
+
+/* Pause between two polls of a word another thread will change. */
+static inline void poll_pause(const struct lc_runtime *rt)
+{
+    if (rt->oversubscribed)
+        sched_yield();
+    else
+        cpu_relax();
+}
+
+void lc_team_loop(struct lc_worker *w)
+{
+    struct lc_runtime *rt = w->rt;
+    uint32_t seen = 0;   /* the epoch before any job: a job posted early is not missed */
+
+    for (;;) {
+        uint32_t e;
+        unsigned spins = 0;
+        while ((e = atomic_load_explicit(&rt->job_epoch, memory_order_acquire)) == seen) {
+            if (++spins < rt->opt.spin) {
+                poll_pause(rt);
+                continue;
+            }
+            /* announce, look again, sleep: the poster bumps the epoch, then
+             * reads job_sleepers (both seq_cst) */
+            atomic_fetch_add_explicit(&rt->job_sleepers, 1, memory_order_seq_cst);
+            if (atomic_load_explicit(&rt->job_epoch, memory_order_seq_cst) == seen) {
+                lc_stat_add(&w->stats.sleeps, 1);
+                futex_wait(&rt->job_epoch, seen);
+            }
+            atomic_fetch_sub_explicit(&rt->job_sleepers, 1, memory_order_seq_cst);
+            spins = 0;
+        }
+        if (atomic_load_explicit(&rt->stop, memory_order_acquire))
+            break;
+        seen = e;
+        struct lc_task *saved = w->cur;
+        w->cur = rt->job_implicit[w->id];
+        rt->job_fn(rt->job_arg);
+        lc_implicit_end(w, saved);
+        atomic_fetch_sub_explicit(&rt->job_running, 1, memory_order_release);
+    }
+}
+
+static void post(struct lc_runtime *rt)
+{
+    atomic_fetch_add_explicit(&rt->job_epoch, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&rt->job_sleepers, memory_order_seq_cst) > 0)
+        futex_wake(&rt->job_epoch, INT_MAX);
+}
+
+void lc_team_stop(struct lc_runtime *rt)
+{
+    if (rt->team_mode)
+        post(rt);   /* stop is already set: members see it with the new epoch */
+}
+
+int lc_team_run(void (*fn)(void *), void *arg)
+{
+    struct lc_worker *w = lc_self;
+    struct lc_runtime *rt = lc_rt;
+    int n = rt->nworkers;
+
+    if (!rt->job_implicit
+        && !(rt->job_implicit = calloc((size_t)n, sizeof *rt->job_implicit)))
+        return -ENOMEM;
+    for (int i = 1; i < n; i++) {
+        struct lc_task *t = lc_task_alloc(&w->pool, &rt->gpool);
+        if (!t) {
+            while (--i >= 1)
+                lc_task_release(&w->pool, &rt->gpool, rt->job_implicit[i]);
+            return -ENOMEM;
+        }
+        implicit_init(t);
+        rt->job_implicit[i] = t;
+    }
+    struct lc_task *saved;
+    if (lc_implicit_begin(w, &saved) < 0) {
+        for (int i = 1; i < n; i++)
+            lc_task_release(&w->pool, &rt->gpool, rt->job_implicit[i]);
+        return -ENOMEM;
+    }
+    rt->job_fn = fn;
+    rt->job_arg = arg;
+    atomic_store_explicit(&rt->job_running, n - 1, memory_order_relaxed);
+    post(rt);   /* seq_cst: publishes the job before the epoch members wait on */
+
+    fn(arg);
+    lc_implicit_end(w, saved);
+    /* members only leave after fn, whose last act is the team's barrier */
+    while (atomic_load_explicit(&rt->job_running, memory_order_acquire) > 0)
+        poll_pause(rt);
+    return 0;
+}
+
+void lc_barrier_init(struct lc_barrier *b, uint32_t n)
+{
+    atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+    atomic_store_explicit(&b->gen, 0, memory_order_relaxed);
+    b->n = n;
+}
+
+void lc_barrier_wait(struct lc_worker *w, struct lc_barrier *b)
+{
+    /* my children first: once all members are past this, no member has an
+     * incomplete child, and children complete only after their own */
+    lc_wait_children(w, w->cur, 0);
+    uint32_t g = atomic_load_explicit(&b->gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == b->n) {
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&b->gen, 1, memory_order_seq_cst);
+        lc_wake_waiters(w->rt);
+        return;
+    }
+    lc_wait_word(w, &b->gen, g);
+}
+
+void lc_taskgroup_begin(struct lc_worker *w, struct lc_taskgroup *g)
+{
+    /* the owner's reference keeps pending above 0 until end begins */
+    atomic_store_explicit(&g->pending, 1, memory_order_relaxed);
+    atomic_store_explicit(&g->done, 0, memory_order_relaxed);
+    g->outer = w->cur->tg_open;
+    w->cur->tg_open = g;
+}
+
+void lc_taskgroup_done(struct lc_runtime *rt, struct lc_taskgroup *g)
+{
+    if (atomic_fetch_sub_explicit(&g->pending, 1, memory_order_acq_rel) == 1) {
+        atomic_fetch_add_explicit(&g->done, 1, memory_order_seq_cst);
+        lc_wake_waiters(rt);
+    }
+}
+
+void lc_taskgroup_end(struct lc_worker *w, struct lc_taskgroup *g)
+{
+    w->cur->tg_open = g->outer;
+    if (atomic_fetch_sub_explicit(&g->pending, 1, memory_order_acq_rel) != 1)
+        lc_wait_word(w, &g->done, 0);
+}
