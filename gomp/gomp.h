@@ -37,6 +37,8 @@ struct gomp_ws {
 
 #define GOMP_WS_RING 8   /* constructs members may be apart (nowait loops) */
 
+struct gomp_region;
+
 struct gomp_team {
     int nthreads;
     unsigned level;               /* nesting level of the region (1 outermost) */
@@ -61,9 +63,10 @@ struct gomp_thread {
     struct gomp_ws *serial_ws;    /* loop storage of a region of one thread */
     uint64_t static_next;         /* static loops: chunk number to take next */
     int nthreads_var;             /* omp_set_num_threads() of this thread, 0 unset */
+    struct gomp_region *region;   /* innermost GOMP_parallel_start region it started */
 };
 
-extern __thread struct gomp_thread gomp_thr;
+extern __thread struct gomp_thread gomp_thr __attribute__((tls_model("initial-exec")));
 
 /* icv.c: environment and global settings */
 struct gomp_icv {

@@ -22,7 +22,7 @@
 #include "runtime.h"
 #include "task.h"
 
-__thread struct gomp_thread gomp_thr;
+__thread struct gomp_thread gomp_thr __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static int started_here;   /* the runtime was started by this layer */
@@ -80,85 +80,130 @@ __attribute__((destructor)) static void gomp_fini(void)
         locus_finalize();
 }
 
-/* One member's part of a region: the user's function, then the region's
- * closing barrier, which also waits for every task of the region. */
-static void member_main(void *arg)
+/* The state of member id of team, entered from saved. */
+static void member_enter(struct gomp_team *team, int id, const struct gomp_thread *saved)
 {
-    struct gomp_team *team = arg;
-    struct gomp_thread saved = gomp_thr;
     gomp_thr = (struct gomp_thread){
-        .team = team, .id = lc_self->id, .level = saved.level + 1,
-        .active_level = saved.active_level + 1, .nthreads_var = saved.nthreads_var,
+        .team = team, .id = id, .level = saved->level + 1,
+        .active_level = saved->active_level + 1, .nthreads_var = saved->nthreads_var,
     };
     if (team->preset) {                   /* a combined parallel loop */
         gomp_thr.ws = &team->ws[0];
         gomp_thr.ws_seen = 1;
     }
+}
+
+/* Member i > 0's part of a region: the user's function, then the region's
+ * closing barrier, which also waits for every task of the region. */
+static void member_main(void *arg)
+{
+    struct gomp_team *team = arg;
+    struct gomp_thread saved = gomp_thr;
+    member_enter(team, lc_self->id, &saved);
     team->fn(team->data);
     lc_barrier_wait(lc_self, &team->barrier);
     gomp_thr = saved;
 }
 
-/* A region of one thread: the caller runs it; its tasks run at once. */
-static void run_serial(void (*fn)(void *), void *data, const struct gomp_ws *preset)
+/* A parallel region seen from the thread that starts it. */
+struct gomp_region {
+    struct gomp_thread saved;     /* the thread's state outside */
+    struct gomp_team *team;       /* NULL: the region has one thread */
+    struct lc_task *saved_task;
+    struct gomp_ws local;         /* loop storage when it has one thread */
+};
+
+static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct gomp_ws *preset)
 {
-    struct gomp_thread saved = gomp_thr;
-    struct gomp_ws local;
-    gomp_thr = (struct gomp_thread){
-        .team = NULL, .id = 0, .level = saved.level + 1, .active_level = saved.active_level,
-        .nthreads_var = saved.nthreads_var, .serial_ws = &local,
-    };
+    struct gomp_team *team = aligned_alloc(64, (sizeof *team + 63) / 64 * 64);
+    if (!team)
+        return NULL;
+    memset(team, 0, sizeof *team);
+    team->nthreads = lc_rt->nworkers;
+    lc_barrier_init(&team->barrier, (uint32_t)team->nthreads);
+    pthread_mutex_init(&team->ws_lock, NULL);
+    team->fn = fn;
+    team->data = data;
     if (preset) {
-        memcpy(&local, preset, sizeof local);
-        gomp_thr.ws = &local;
+        team->preset = 1;
+        memcpy(&team->ws[0], preset, sizeof team->ws[0]);
+        atomic_store(&team->ws[0].construct, 1);
+        atomic_store(&team->ws[0].users, team->nthreads);
     }
-    fn(data);
-    gomp_thr = saved;
+    return team;
 }
 
-/* Starts a region; preset (combined loops) is the loop every member starts
- * in, copied into the team's first work-share slot. */
-void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
-                   const struct gomp_ws *preset)
+static void team_free(struct gomp_team *team)
+{
+    pthread_mutex_destroy(&team->ws_lock);
+    free(team);
+}
+
+/*
+ * Starts a region on the calling thread, which then runs fn's part of
+ * member 0 and calls region_end(): with the whole worker pool when the
+ * caller is the pool's initial thread outside any region or task, else
+ * (nested, inside a task, on another thread, or the runtime cannot start)
+ * with the calling thread alone.  preset: the combined loop members start in.
+ */
+static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
+                         unsigned num_threads, const struct gomp_ws *preset)
 {
     struct gomp_thread *thr = &gomp_thr;
     int n = num_threads ? (int)num_threads : gomp_nthreads_var();
+    r->saved = *thr;
+    r->team = NULL;
 
-    /* nested in an active region, or inside a task: one thread */
-    if (thr->active_level > 0 || n == 1 || (lc_self && lc_rt && lc_self->cur != lc_rt->root)) {
-        run_serial(fn, data, preset);
-        return;
-    }
-    int rc = gomp_ensure_runtime(n);
-    struct lc_worker *w = rc == 0 ? gomp_worker() : NULL;
-    if (rc == 0 && (!w || w->id != 0))
-        rc = -ENOTSUP;   /* a thread other than the pool's initial thread */
-    struct gomp_team *team = NULL;
-    if (rc == 0 && !(team = aligned_alloc(64, (sizeof *team + 63) / 64 * 64)))
-        rc = -ENOMEM;
-    if (rc == 0) {
-        memset(team, 0, sizeof *team);
-        team->nthreads = lc_rt->nworkers;
-        team->level = thr->level + 1;
-        lc_barrier_init(&team->barrier, (uint32_t)team->nthreads);
-        pthread_mutex_init(&team->ws_lock, NULL);
-        team->fn = fn;
-        team->data = data;
-        if (preset) {
-            team->preset = 1;
-            memcpy(&team->ws[0], preset, sizeof team->ws[0]);
-            atomic_store(&team->ws[0].construct, 1);
-            atomic_store(&team->ws[0].users, team->nthreads);
+    int rc = -ENOTSUP;
+    if (thr->active_level == 0 && n != 1
+        && !(lc_self && lc_rt && lc_self->cur != lc_rt->root)
+        && (rc = gomp_ensure_runtime(n)) == 0) {
+        struct lc_worker *w = gomp_worker();
+        if (!w || w->id != 0)
+            rc = -ENOTSUP;   /* not the thread the pool belongs to */
+        else if (!(r->team = team_new(fn, data, preset)))
+            rc = -ENOMEM;
+        else if ((rc = lc_team_start(member_main, r->team, &r->saved_task)) < 0) {
+            team_free(r->team);
+            r->team = NULL;
         }
-        rc = lc_team_run(member_main, team);
-        pthread_mutex_destroy(&team->ws_lock);
-        free(team);
-        if (rc == 0)
-            return;
+    }
+    if (r->team) {
+        member_enter(r->team, 0, &r->saved);
+        return;
     }
     if (rc != -ENOTSUP)
         warn_once(rc);
-    run_serial(fn, data, preset);
+    gomp_thr = (struct gomp_thread){
+        .team = NULL, .id = 0, .level = r->saved.level + 1,
+        .active_level = r->saved.active_level, .nthreads_var = r->saved.nthreads_var,
+        .serial_ws = &r->local,
+    };
+    if (preset) {
+        memcpy(&r->local, preset, sizeof r->local);
+        gomp_thr.ws = &r->local;
+    }
+}
+
+static void region_end(struct gomp_region *r)
+{
+    if (r->team) {
+        lc_barrier_wait(lc_self, &r->team->barrier);
+        gomp_thr = r->saved;
+        lc_team_join(r->saved_task);
+        team_free(r->team);
+    } else {
+        gomp_thr = r->saved;
+    }
+}
+
+void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
+                   const struct gomp_ws *preset)
+{
+    struct gomp_region r;
+    region_begin(&r, fn, data, num_threads, preset);
+    fn(data);
+    region_end(&r);
 }
 
 GOMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads,
@@ -166,6 +211,25 @@ GOMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_thre
 {
     (void)flags;   /* proc_bind: workers are bound by LOCUS_BIND */
     gomp_parallel(fn, data, num_threads, NULL);
+}
+
+/* The pre-4.0 ABI: the caller runs fn(data) itself between the two. */
+GOMP_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
+{
+    struct gomp_region *r = malloc(sizeof *r);
+    if (!r)
+        gomp_unsupported("GOMP_parallel_start", "out of memory for a parallel region");
+    region_begin(r, fn, data, num_threads, NULL);
+    gomp_thr.region = r;
+}
+
+GOMP_EXPORT void GOMP_parallel_end(void)
+{
+    struct gomp_region *r = gomp_thr.region;
+    if (!r)
+        gomp_unsupported("GOMP_parallel_end", "called outside GOMP_parallel_start");
+    region_end(r);
+    free(r);
 }
 
 GOMP_EXPORT void GOMP_barrier(void)

@@ -141,12 +141,17 @@ void lc_wait_init(struct lc_runtime *rt);
  * and reading a sleeper count.  With membarrier the sleeper makes every
  * running thread pass a full barrier, so the pusher only keeps the compiler
  * from reordering; without it the pusher fences itself. */
-static inline void lc_push_fence(const struct lc_runtime *rt)
+static inline void lc_push_fence(struct lc_runtime *rt)
 {
     if (__builtin_expect(rt->membarrier, 1))
         atomic_signal_fence(memory_order_seq_cst);
+#if LC_DEQUE_TSAN
+    else   /* TSan does not model fences: a seq_cst read-modify-write instead */
+        atomic_fetch_add_explicit(&rt->nsleep_total, 0, memory_order_seq_cst);
+#else
     else
         atomic_thread_fence(memory_order_seq_cst);
+#endif
 }
 
 /* locality.c (only called when rt->track) */

@@ -106,7 +106,7 @@ void lc_team_stop(struct lc_runtime *rt)
         post(rt);   /* stop is already set: members see it with the new epoch */
 }
 
-int lc_team_run(void (*fn)(void *), void *arg)
+int lc_team_start(void (*fn)(void *), void *arg, struct lc_task **saved)
 {
     struct lc_worker *w = lc_self;
     struct lc_runtime *rt = lc_rt;
@@ -125,8 +125,7 @@ int lc_team_run(void (*fn)(void *), void *arg)
         implicit_init(t);
         rt->job_implicit[i] = t;
     }
-    struct lc_task *saved;
-    if (lc_implicit_begin(w, &saved) < 0) {
+    if (lc_implicit_begin(w, saved) < 0) {
         for (int i = 1; i < n; i++)
             lc_task_release(&w->pool, &rt->gpool, rt->job_implicit[i]);
         return -ENOMEM;
@@ -135,12 +134,27 @@ int lc_team_run(void (*fn)(void *), void *arg)
     rt->job_arg = arg;
     atomic_store_explicit(&rt->job_running, n - 1, memory_order_relaxed);
     post(rt);   /* seq_cst: publishes the job before the epoch members wait on */
+    return 0;
+}
 
-    fn(arg);
+void lc_team_join(struct lc_task *saved)
+{
+    struct lc_worker *w = lc_self;
+    struct lc_runtime *rt = w->rt;
     lc_implicit_end(w, saved);
     /* members only leave after fn, whose last act is the team's barrier */
     while (atomic_load_explicit(&rt->job_running, memory_order_acquire) > 0)
         poll_pause(rt);
+}
+
+int lc_team_run(void (*fn)(void *), void *arg)
+{
+    struct lc_task *saved;
+    int r = lc_team_start(fn, arg, &saved);
+    if (r < 0)
+        return r;
+    fn(arg);
+    lc_team_join(saved);
     return 0;
 }
 

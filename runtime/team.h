@@ -28,6 +28,12 @@ void lc_team_stop(struct lc_runtime *rt);
  * implicit task, and returns when every member has returned and every
  * task they spawned is complete.  0, or -ENOMEM before anything ran. */
 int lc_team_run(void (*fn)(void *), void *arg);
+/* lc_team_run() in two halves, for callers that run member 0's part
+ * themselves: start posts the job to the other workers and makes a new
+ * implicit task current on the caller (the one it replaces in *saved);
+ * join, after member 0's part, waits for the others and restores saved. */
+int lc_team_start(void (*fn)(void *), void *arg, struct lc_task **saved);
+void lc_team_join(struct lc_task *saved);
 
 /* Makes a new implicit task current on w (a parallel region's task of one
  * thread) and stores the task it replaces in *saved: 0, or -ENOMEM.

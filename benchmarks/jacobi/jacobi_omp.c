@@ -15,6 +15,7 @@
 
 #include "../common/bench.h"
 #include "jacobi_kernels.h"
+#include "../common/omp_impl.h"
 
 #if !defined(_OPENMP)
 #error "jacobi_omp.c must be compiled with -fopenmp"
@@ -100,7 +101,7 @@ int main(int argc, char **argv)
     struct bench_result res = {
         .benchmark = "jacobi", .size = o.size, .params = o.params, .seconds = best,
         .metric = bytes / best / 1e9, .metric_unit = "GB/s", .verified = verified,
-        .blas = "none", .impl = "libgomp",
+        .blas = "none", .impl = bench_omp_impl(),
     };
     bench_print(&res);
 

@@ -16,6 +16,7 @@
 #include <omp.h>
 
 #include "overhead_common.h"
+#include "../common/omp_impl.h"
 
 #if !defined(_OPENMP)
 #error "overhead_omp.c must be compiled with -fopenmp"
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
 
 #pragma omp parallel
 #pragma omp single
-    bench_run_all(&o, "libgomp", omp_get_num_threads(), run_pattern);
+    bench_run_all(&o, bench_omp_impl(), omp_get_num_threads(), run_pattern);
 
     return 0;
 }

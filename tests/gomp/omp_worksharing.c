@@ -214,10 +214,35 @@ static void queries(void)
     check("num procs positive", omp_get_num_procs() > 0, 1);
 }
 
+/* The pre-4.0 ABI that gcc no longer emits but old objects still call:
+ * the caller runs the region's function itself between start and end. */
+void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads);
+void GOMP_parallel_end(void);
+
+static void legacy_body(void *arg)
+{
+    long *seen = arg;
+    #pragma omp atomic
+    seen[0] += 1;
+    #pragma omp barrier
+    #pragma omp single
+    seen[1] = omp_get_num_threads();
+}
+
+static void legacy(void)
+{
+    long seen[2] = { 0, 0 };
+    GOMP_parallel_start(legacy_body, seen, 0);
+    legacy_body(seen);
+    GOMP_parallel_end();
+    check("GOMP_parallel_start/end", seen[0], seen[1]);
+}
+
 int main(void)
 {
     loops();
     sync_constructs();
     queries();
+    legacy();
     return failures ? 1 : 0;
 }

@@ -1,0 +1,357 @@
+/*
+ * test_gomp.c - the libgomp-compatible layer, from the outside: OpenMP
+ * programs built by gcc -fopenmp against libgomp (the programs in tests/gomp/) run
+ * unchanged on Locus (LD_PRELOAD=liblocus-gomp.so, or Locus's libgomp.so.1
+ * first on LD_LIBRARY_PATH) in every regime and give libgomp's output;
+ * liblocus-gomp exports exactly libgomp's symbols and versions; an entry
+ * point it lacks stops the program with its name; bad OMP_ and LOCUS_
+ * settings are reported and lose nothing.
+ *
+ * Under a sanitizer the programs are instrumented too, and the sanitizer's
+ * runtime is preloaded ahead of the layer; under TSan the libgomp runs are
+ * left out (libgomp is not instrumented, so TSan cannot see its
+ * synchronisation) and the Locus runs are compared with each other.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <link.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static char build_dir[PATH_MAX];       /* the BUILD directory of this binary */
+static char layer[PATH_MAX + 32];      /* liblocus-gomp.so */
+static char alias_dir[PATH_MAX + 32];  /* holds Locus's libgomp.so.1 */
+static char san_runtime[PATH_MAX];     /* libasan/libtsan this test runs with, or "" */
+static int tsan;
+
+struct result {
+    int status;          /* as from waitpid */
+    char out[16384], err[16384];
+};
+
+static int find_san(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    const char *n = info->dlpi_name;
+    if (n && (strstr(n, "libasan.so") || strstr(n, "libtsan.so"))) {
+        snprintf(san_runtime, sizeof san_runtime, "%s", n);
+        tsan = strstr(n, "libtsan.so") != NULL;
+        return 1;
+    }
+    return 0;
+}
+
+static void slurp(int fd, char *buf, size_t cap)
+{
+    size_t n = 0;
+    ssize_t r;
+    lseek(fd, 0, SEEK_SET);
+    while (n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) > 0)
+        n += (size_t)r;
+    buf[n] = 0;
+    close(fd);
+}
+
+/* Runs build/tests/gomp/PROG with the NULL-terminated "NAME=VALUE" list set
+ * (a value "" unsets).  on_locus: with the layer preloaded. */
+static void run(struct result *r, const char *prog, int on_locus, const char *const *env)
+{
+    char path[PATH_MAX + 64], preload[2 * PATH_MAX + 64];
+    char outname[] = "/tmp/test_gomp_out.XXXXXX", errname[] = "/tmp/test_gomp_err.XXXXXX";
+    snprintf(path, sizeof path, "%s/tests/gomp/%s", build_dir, prog);
+    int out = mkstemp(outname), err = mkstemp(errname);
+    assert_true(out >= 0 && err >= 0);
+    unlink(outname);
+    unlink(errname);
+    if (san_runtime[0])
+        snprintf(preload, sizeof preload, "%s%s%s", san_runtime, on_locus ? " " : "",
+                 on_locus ? layer : "");
+    else
+        snprintf(preload, sizeof preload, "%s", on_locus ? layer : "");
+
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(out, 1);
+        dup2(err, 2);
+        /* a clean slate: only what the case asks for */
+        unsetenv("LOCUS_REGIME");
+        unsetenv("LOCUS_TOPOLOGY");
+        unsetenv("LOCUS_THREADS");
+        unsetenv("LOCUS_VERBOSE");
+        unsetenv("LD_LIBRARY_PATH");
+        setenv("OMP_NUM_THREADS", "4", 1);
+        if (preload[0])
+            setenv("LD_PRELOAD", preload, 1);
+        else
+            unsetenv("LD_PRELOAD");
+        if (!on_locus && san_runtime[0])
+            setenv("ASAN_OPTIONS", "detect_leaks=0", 1);   /* libgomp keeps its threads */
+        for (; env && *env; env++) {
+            char kv[PATH_MAX + 64];
+            snprintf(kv, sizeof kv, "%s", *env);
+            char *eq = strchr(kv, '=');
+            *eq = 0;
+            if (eq[1])
+                setenv(kv, eq + 1, 1);
+            else
+                unsetenv(kv);
+        }
+        execl(path, path, (char *)NULL);
+        fprintf(stderr, "exec %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    /* a hang fails the case instead of the whole suite */
+    struct timespec ms = { 0, 10 * 1000 * 1000 };
+    int waited = 0;
+    while (waitpid(pid, &r->status, WNOHANG) == 0) {
+        if (++waited > 100 * 300) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &r->status, 0);
+            break;
+        }
+        nanosleep(&ms, NULL);
+    }
+    slurp(out, r->out, sizeof r->out);
+    slurp(err, r->err, sizeof r->err);
+}
+
+static int exited_ok(const struct result *r)
+{
+    return WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
+}
+
+static void expect_ok(const struct result *r, const char *what)
+{
+    if (!exited_ok(r))
+        fail_msg("%s: status 0x%x\nstdout:\n%s\nstderr:\n%s", what, r->status, r->out, r->err);
+}
+
+static int have_programs(void **state)
+{
+    (void)state;
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/tests/gomp/omp_tasks", build_dir);
+    if (access(p, X_OK) != 0 || access(layer, R_OK) != 0) {
+        print_message("skipping: %s or %s not built (no OpenMP compiler?)\n", p, layer);
+        return 0;
+    }
+    return 1;
+}
+
+/* Every configuration a program must give libgomp's answer in. */
+static const char *const configs[][5] = {
+    { "LOCUS_REGIME=dft", NULL },
+    { "LOCUS_REGIME=di", NULL },
+    { "LOCUS_REGIME=naft", NULL },
+    { "LOCUS_REGIME=naft", "LOCUS_TOPOLOGY=bullion-s16", "OMP_NUM_THREADS=8", NULL },
+    { "LOCUS_REGIME=dft", "LOCUS_TOPOLOGY=4s", "LOCUS_STEAL=all", NULL },
+    { "OMP_NUM_THREADS=1", NULL },
+    { "OMP_NUM_THREADS=2", NULL },
+};
+
+static void same_as_libgomp(const char *prog)
+{
+    struct result ref, r;
+    char what[256];
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        /* the reference: libgomp with the same thread count */
+        const char *const *env = configs[c];
+        const char *threads = "OMP_NUM_THREADS=4";
+        for (int i = 0; env[i]; i++)
+            if (!strncmp(env[i], "OMP_NUM_THREADS=", 16))
+                threads = env[i];
+        const char *ref_env[] = { threads, NULL };
+        if (!tsan) {
+            run(&ref, prog, 0, ref_env);
+            snprintf(what, sizeof what, "%s on libgomp (%s)", prog, threads);
+            expect_ok(&ref, what);
+        }
+        run(&r, prog, 1, env);
+        snprintf(what, sizeof what, "%s on Locus (%s %s %s)", prog, env[0],
+                 env[1] ? env[1] : "", env[1] && env[2] ? env[2] : "");
+        expect_ok(&r, what);
+        if (tsan) {
+            /* no libgomp run: compare with Locus's first run at that count */
+            if (c == 0 || !strcmp(threads, "OMP_NUM_THREADS=4"))
+                ref = r;
+            else
+                continue;
+        }
+        if (strcmp(ref.out, r.out))
+            fail_msg("%s: output differs from libgomp's\nlibgomp:\n%s\nLocus:\n%s", what,
+                     ref.out, r.out);
+    }
+}
+
+static void test_tasks(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_tasks");
+}
+
+static void test_worksharing(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_worksharing");
+}
+
+/* The runs above could pass on libgomp alone if the preload failed: this
+ * one proves Locus ran them, both ways of putting it in. */
+static void test_really_on_locus(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    struct result r;
+    const char *verbose[] = { "LOCUS_VERBOSE=1", "LOCUS_REGIME=dft", NULL };
+    run(&r, "omp_tasks", 1, verbose);
+    expect_ok(&r, "omp_tasks with LOCUS_VERBOSE=1");
+    assert_non_null(strstr(r.err, "locus: regime dft"));
+
+    if (san_runtime[0])
+        return;   /* the sanitizer runtime must come first: preloading is the way */
+    char ldpath[PATH_MAX + 64];
+    snprintf(ldpath, sizeof ldpath, "LD_LIBRARY_PATH=%s", alias_dir);
+    const char *via_path[] = { ldpath, "LOCUS_VERBOSE=1", "LOCUS_REGIME=naft", NULL };
+    run(&r, "omp_tasks", 0, via_path);
+    expect_ok(&r, "omp_tasks with Locus's libgomp.so.1 on LD_LIBRARY_PATH");
+    assert_non_null(strstr(r.err, "locus: regime naft"));
+}
+
+static void test_unimplemented_is_loud(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    struct result r;
+    run(&r, "omp_unsupported", 1, NULL);
+    if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT)
+        fail_msg("sections on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
+    assert_non_null(strstr(r.err, "GOMP_parallel_sections"));
+    assert_non_null(strstr(r.err, "not implemented"));
+    assert_null(strstr(r.out, "sections"));   /* it stopped before doing anything */
+    if (!tsan) {
+        run(&r, "omp_unsupported", 0, NULL);
+        expect_ok(&r, "sections on libgomp");
+        assert_string_equal(r.out, "sections 3\n");
+    }
+}
+
+static void test_bad_settings(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    struct result r;
+    /* a bad OMP_ value: named, ignored */
+    const char *bad_omp[] = { "OMP_NUM_THREADS=lots", "OMP_SCHEDULE=sometimes", NULL };
+    run(&r, "omp_worksharing", 1, bad_omp);
+    expect_ok(&r, "bad OMP_NUM_THREADS and OMP_SCHEDULE");
+    assert_non_null(strstr(r.err, "ignoring OMP_NUM_THREADS='lots'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_SCHEDULE='sometimes'"));
+    /* a configuration Locus refuses: said once, and the program still
+     * computes its answers (on one thread) */
+    const char *refused[] = { "LOCUS_REGIME=naft", "LOCUS_PAGES=interleave", NULL };
+    run(&r, "omp_tasks", 1, refused);
+    expect_ok(&r, "NAFT with interleaved pages");
+    assert_non_null(strstr(r.err, "parallel regions run on one thread"));
+    assert_non_null(strstr(r.err, "interleave"));
+    assert_non_null(strstr(r.out, "fib(22)                      17711"));
+}
+
+/* Reads "VERSION SYMBOL" of every function a library exports. */
+static char *exports(const char *lib)
+{
+    char cmd[PATH_MAX + 128];
+    snprintf(cmd, sizeof cmd,
+             "objdump -T '%s' | awk '/ DF \\.text/ { print $(NF-1), $NF }' | sort", lib);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    size_t r;
+    while ((r = fread(buf + n, 1, cap - 1 - n, p)) > 0) {
+        n += r;
+        if (n + 1 == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+    }
+    buf[n] = 0;
+    assert_int_equal(pclose(p), 0);
+    return buf;
+}
+
+static void test_abi_is_libgomps(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    /* the libgomp.so.1 the programs bind to, as the dynamic linker finds it */
+    char cmd[PATH_MAX + 128], line[PATH_MAX + 128], lib[PATH_MAX] = "";
+    snprintf(cmd, sizeof cmd, "LD_PRELOAD= LD_TRACE_LOADED_OBJECTS=1 '%s/tests/gomp/omp_tasks'",
+             build_dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    while (fgets(line, sizeof line, p))
+        if (sscanf(line, " libgomp.so.1 => %4095s", lib) == 1)
+            break;
+    pclose(p);
+    if (!lib[0]) {
+        print_message("skipping: the programs do not load libgomp.so.1\n");
+        skip();
+    }
+    char *theirs = exports(lib), *ours = exports(layer);
+    assert_true(strlen(theirs) > 1000);   /* objdump worked */
+    if (strcmp(theirs, ours)) {
+        /* name the first difference */
+        size_t i = 0;
+        while (theirs[i] && theirs[i] == ours[i])
+            i++;
+        while (i > 0 && theirs[i - 1] != '\n')
+            i--;
+        fail_msg("liblocus-gomp's exports differ from libgomp's at:\nlibgomp: %.80s\nLocus:   %.80s",
+                 theirs + i, ours + i);
+    }
+    free(theirs);
+    free(ours);
+}
+
+int main(void)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return 1;
+    self[n] = 0;
+    /* self is BUILD/tests/test_gomp */
+    snprintf(build_dir, sizeof build_dir, "%s", dirname(dirname(self)));
+    snprintf(layer, sizeof layer, "%s/liblocus-gomp.so", build_dir);
+    snprintf(alias_dir, sizeof alias_dir, "%s/gomp", build_dir);
+    dl_iterate_phdr(find_san, NULL);
+
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_abi_is_libgomps),
+        cmocka_unit_test(test_tasks),
+        cmocka_unit_test(test_worksharing),
+        cmocka_unit_test(test_really_on_locus),
+        cmocka_unit_test(test_unimplemented_is_loud),
+        cmocka_unit_test(test_bad_settings),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
