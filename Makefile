@@ -37,6 +37,7 @@
 # Targets:
 #   all (default)  library, tests, examples, tools, benchmarks in $(BUILD)/
 #   lib            only build/liblocus.a, build/liblocus.so{.0,}
+#   gomp           only build/liblocus-gomp.so and build/gomp/libgomp.so.1
 #   check          deps, all, then check-plain, check-asan, check-tsan (all
 #                  three run; fails if any failed); ends with a total line
 #   check-plain    tests (tools/run-tests) + every example once, in build/
@@ -47,7 +48,10 @@
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
 #                  sweep of the five benchmarks x three regimes, here and on
 #                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
-#   install        lib, header, man pages, locus.pc, tools (DESTDIR, prefix)
+#   install        lib, header, man pages, locus.pc, tools, and lib/locus/ with
+#                  liblocus-gomp.so and its libgomp.so.1 link (DESTDIR, prefix):
+#                  a directory of its own, which ldconfig does not scan, so that
+#                  the soname libgomp.so.1 never shadows the system's libgomp
 #   uninstall      removes what install installed
 #   deps           tools/install-deps (Debian packages of tools/deps.txt)
 #   clean          removes build*/ (config.h is remade from config.status)
@@ -335,11 +339,13 @@ deps:
 # ---------------------------------------------------------------- install
 # locus.pc gets the make-time paths, so `make install prefix=...` is right
 # even when configure was given another prefix.
-install: lib $(TOOLS) locus.pc
-	$(INSTALL) -d '$(DESTDIR)$(libdir)/pkgconfig' '$(DESTDIR)$(includedir)'
+install: lib gomp $(TOOLS) locus.pc
+	$(INSTALL) -d '$(DESTDIR)$(libdir)/pkgconfig' '$(DESTDIR)$(includedir)' '$(DESTDIR)$(libdir)/locus'
 	$(INSTALL_DATA) $(LIB_A) '$(DESTDIR)$(libdir)/'
 	$(INSTALL_PROGRAM) $(LIB_SO) '$(DESTDIR)$(libdir)/'
 	ln -sf $(SONAME) '$(DESTDIR)$(libdir)/liblocus.so'
+	$(INSTALL_PROGRAM) $(GOMP_SO) '$(DESTDIR)$(libdir)/locus/'
+	ln -sf liblocus-gomp.so '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
 	$(INSTALL_DATA) include/locus.h '$(DESTDIR)$(includedir)/'
 	sed -e 's|^prefix=.*|prefix=$(prefix)|' \
 	    -e 's|^exec_prefix=.*|exec_prefix=$(exec_prefix)|' \
@@ -363,7 +369,9 @@ endif
 uninstall:
 	rm -f '$(DESTDIR)$(libdir)/liblocus.a' '$(DESTDIR)$(libdir)/$(SONAME)' \
 	      '$(DESTDIR)$(libdir)/liblocus.so' '$(DESTDIR)$(libdir)/pkgconfig/locus.pc' \
-	      '$(DESTDIR)$(includedir)/locus.h'
+	      '$(DESTDIR)$(includedir)/locus.h' '$(DESTDIR)$(libdir)/locus/liblocus-gomp.so' \
+	      '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
+	-rmdir '$(DESTDIR)$(libdir)/locus' 2>/dev/null
 	@for f in $(notdir $(MAN3)); do rm -f "$(DESTDIR)$(mandir)/man3/$$f"; done
 	@for f in $(notdir $(MAN7)); do rm -f "$(DESTDIR)$(mandir)/man7/$$f"; done
 	@for f in $(notdir $(TOOLS)); do rm -f "$(DESTDIR)$(bindir)/$$f"; done

@@ -5,7 +5,9 @@
 # modelled by Locus; its 16 workers share the real cores, so its times say
 # little but its byte counts say what NAFT saves), then the figures and the
 # Table 3 analogue (benchmarks/plot), then the per-task overhead comparison
-# (benchmarks/overhead/compare.sh --quick).  A few minutes on 2 cores.
+# (benchmarks/overhead/compare.sh --quick) and the same OpenMP binaries on
+# libgomp and on Locus (benchmarks/gomp-compare.sh --quick).  A few minutes
+# on 2 cores.
 #
 # Writes build/demo/results.csv (started afresh each time) and
 # build/demo/plots/.  A benchmark whose program is not built is skipped with
@@ -66,6 +68,11 @@ fi
 if [ -f benchmarks/overhead/compare.sh ]; then
     echo "=== benchmarks/overhead/compare.sh --quick"
     bash benchmarks/overhead/compare.sh --quick || fail "benchmarks/overhead/compare.sh --quick failed"
+fi
+
+if [ -x "$bin/cholesky-omp" ] && [ -f build/liblocus-gomp.so ]; then
+    echo "=== benchmarks/gomp-compare.sh --quick (the same OpenMP binaries on libgomp and on Locus)"
+    bash benchmarks/gomp-compare.sh --quick || fail "benchmarks/gomp-compare.sh --quick failed"
 fi
 
 if [ $rc -ne 0 ]; then
