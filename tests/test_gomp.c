@@ -273,6 +273,65 @@ static void test_bad_settings(void **state)
     assert_non_null(strstr(r.out, "fib(22)                      17711"));
 }
 
+/* Fields 11-14 (first-touch tasks, bytes local, near, far) of the report
+ * row of node (-1: the row of all nodes); 0 when found. */
+static int report_row(const char *path, int node, unsigned long long v[4])
+{
+    FILE *f = fopen(path, "r");
+    char line[4096], want[16];
+    int found = -1;
+    if (!f)
+        return -1;
+    if (node < 0)
+        snprintf(want, sizeof want, "all");
+    else
+        snprintf(want, sizeof want, "%d", node);
+    while (found < 0 && fgets(line, sizeof line, f)) {
+        char *save = NULL, *tok = strtok_r(line, ",", &save);
+        for (int i = 1; tok && i <= 14; i++, tok = strtok_r(NULL, ",", &save)) {
+            if (i == 9 && strcmp(tok, want))
+                break;
+            if (i >= 11)
+                v[i - 11] = strtoull(tok, NULL, 10);
+            if (i == 14)
+                found = 0;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* NAFT places OpenMP tasks by their depend addresses: with no stealing,
+ * every task runs on the node that holds its data, and the tasks that
+ * first write data are dealt over all 16 nodes of the virtual machine. */
+static void test_naft_places_openmp_tasks(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    char report[] = "/tmp/test_gomp_report.XXXXXX.csv", env_report[64];
+    int fd = mkstemps(report, 4);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(env_report, sizeof env_report, "LOCUS_REPORT=%s", report);
+    const char *env[] = { "LOCUS_REGIME=naft", "LOCUS_TOPOLOGY=bullion-s16", "LOCUS_STEAL=none",
+                          "OMP_NUM_THREADS=16", env_report, NULL };
+    struct result r;
+    run(&r, "omp_tasks", 1, env);
+    expect_ok(&r, "omp_tasks under NAFT on bullion-s16, no stealing");
+    unsigned long long all[4] = { 0 }, node[4];
+    assert_int_equal(report_row(report, -1, all), 0);
+    assert_true(all[0] >= 16);          /* first-touch tasks: one per chain at least */
+    assert_true(all[1] > 0);            /* local dependency bytes */
+    assert_int_equal(all[2], 0);        /* nothing near */
+    assert_int_equal(all[3], 0);        /* nothing far */
+    for (int n = 0; n < 16; n++) {
+        assert_int_equal(report_row(report, n, node), 0);
+        if (node[0] == 0)
+            fail_msg("node %d ran no first-touch task: dealing skipped it", n);
+    }
+    unlink(report);
+}
+
 /* Reads "VERSION SYMBOL" of every function a library exports. */
 static char *exports(const char *lib)
 {
@@ -350,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_really_on_locus),
+        cmocka_unit_test(test_naft_places_openmp_tasks),
         cmocka_unit_test(test_unimplemented_is_loud),
         cmocka_unit_test(test_bad_settings),
     };
