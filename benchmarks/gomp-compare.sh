@@ -4,7 +4,8 @@
 # patterns of build/bench/overhead-omp, then the tiled Cholesky
 # (cholesky-omp) and the Jacobi stencil (jacobi-omp).  Runs on the two
 # runtimes alternate, and which goes first alternates too, so slow phases
-# of the machine hit both alike; each figure is the median of REPS runs.
+# of the machine hit both alike; each figure is the median of REPS runs
+# (of 2 x REPS factorisations for the Cholesky).
 #
 # Usage: benchmarks/gomp-compare.sh [--quick] [--check] [--regime R]
 #   --quick     fewer tasks and runs (a minute), for the demo
@@ -47,7 +48,7 @@ done
 if [ "$quick" -eq 1 ]; then
     reps=3 tasks=100000 chol="--n 1024 --tile 128" jac="--n 2048 --block 128 --sweeps 20"
 else
-    reps=5 tasks=1000000 chol="--size small" jac="--size small"
+    reps=5 tasks=1000000 chol="--n 4096 --tile 256 --reps 2" jac="--size small"
 fi
 
 export OMP_NUM_THREADS=$threads

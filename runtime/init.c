@@ -121,9 +121,13 @@ static int init_runtime(int team_mode, int team_threads)
         return lc_error(-ENOMEM, "locus_init: out of memory");
     }
     rt->team_mode = team_mode;
-    if ((r = lc_env_parse(&rt->opt, NULL, NULL, err, sizeof err)) < 0
-        || (team_threads > 0 && rt->opt.threads == 0 && (rt->opt.threads = team_threads, 0))
-        || (r = lc_options_resolve(&rt->opt, err, sizeof err)) < 0) {
+    if ((r = lc_env_parse(&rt->opt, NULL, NULL, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
+    if (team_threads > 0 && rt->opt.threads == 0)   /* LOCUS_THREADS unset */
+        rt->opt.threads = team_threads;
+    if ((r = lc_options_resolve(&rt->opt, err, sizeof err)) < 0) {
         init_fail(r, err);
         goto fail;
     }
