@@ -228,7 +228,7 @@ $(BUILD)/gomp/stubs.c $(BUILD)/gomp/libgomp.map: tools/gen-gomp-stubs gomp/libgo
 		$(BUILD)/gomp/stubs.c $(BUILD)/gomp/libgomp.map
 
 $(BUILD)/gomp/stubs.o: $(BUILD)/gomp/stubs.c $(FLAGS_TRACK) | build/config.h
-	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -fPIC -c -o $@ $<
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -fPIC $(DEPFLAGS) -c -o $@ $<
 
 $(GOMP_SO): $(GOMP_OBJS) $(LIB_OBJS) $(BUILD)/gomp/libgomp.map
 	$(QUIET_LINK)$(CC) -shared -Wl,-soname,libgomp.so.1 \
@@ -277,7 +277,7 @@ $(BENCH_OMP): $(BUILD)/bench/%-omp: $$(call bench_src,$$*_omp) \
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(OPENMP_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ \
 		-o $@ $< $(ALL_LDFLAGS) $(OPENMP_CFLAGS) $(BLAS_LIBS) -lm
 
--include $(wildcard $(LIB_OBJS:.o=.d) $(addsuffix .d,$(PROGRAMS)))
+-include $(wildcard $(LIB_OBJS:.o=.d) $(GOMP_OBJS:.o=.d) $(addsuffix .d,$(PROGRAMS)))
 
 # ---------------------------------------------------------------- tests
 # Each suite appends "NAME passed failed skipped" to $(TALLY) (via
