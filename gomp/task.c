@@ -179,12 +179,11 @@ static void spawn_undeferred(struct lc_worker *w, void (*fn)(void *), void *data
     lc_wait_word(w, &u.done, 0);
 }
 
-GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                           long arg_size, long arg_align, bool if_clause, unsigned flags,
-                           void **depend, int priority, void *detach)
+/* Every case but the common one (GOMP_task below). */
+static __attribute__((noinline)) void
+task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+             long arg_align, bool if_clause, unsigned flags, void **depend)
 {
-    (void)priority;   /* accepted; omp_get_max_task_priority() is 0 */
-    (void)detach;
     if (flags & TF_DETACH)
         gomp_unsupported("GOMP_task", "the detach clause (task events) is not supported");
     struct gomp_thread *thr = &gomp_thr;
@@ -238,6 +237,33 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
     }
     if (deps != stack_deps)
         free(deps);
+}
+
+/* The common case stays short: a deferred task in a team, its block
+ * copied by value at an alignment the runtime gives, a few dependences.
+ * (priority is accepted and ignored: omp_get_max_task_priority() is 0.) */
+#define FAST_DEPS 8
+GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                           long arg_size, long arg_align, bool if_clause, unsigned flags,
+                           void **depend, int priority, void *detach)
+{
+    (void)priority;
+    (void)detach;
+    const struct gomp_thread *thr = &gomp_thr;
+    if (__builtin_expect(thr->team && !thr->in_final && if_clause && !cpyfn
+                         && !(flags & (TF_FINAL | TF_DETACH))
+                         && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64)), 1)) {
+        size_t n = (flags & TF_DEPEND) && depend ? depend_count(depend) : 0;
+        if (n <= FAST_DEPS) {
+            locus_dep_t deps[FAST_DEPS];
+            if (n)
+                depend_convert(depend, deps);
+            if (locus_spawn(fn, data, (size_t)arg_size, deps, n) == 0)
+                return;
+            /* out of memory: nothing was created; the general path copes */
+        }
+    }
+    task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend);
 }
 
 GOMP_EXPORT void GOMP_taskwait(void)
