@@ -234,6 +234,22 @@ static void test_really_on_locus(void **state)
     assert_non_null(strstr(r.err, "locus: regime naft"));
 }
 
+/* inoutset (kind 5 depend objects), which gcc 12's libgomp refuses */
+static void test_inoutset(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    static const char *const regimes[][2] = {
+        { "LOCUS_REGIME=dft", NULL }, { "LOCUS_REGIME=naft", NULL },
+    };
+    struct result r;
+    for (size_t i = 0; i < 2; i++) {
+        run(&r, "omp_inoutset", 1, regimes[i]);
+        expect_ok(&r, regimes[i][0]);
+        assert_string_equal(r.out, "inoutset: reader saw 11, members ran together: yes\n");
+    }
+}
+
 static void test_unimplemented_is_loud(void **state)
 {
     if (!have_programs(state))
@@ -410,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
+        cmocka_unit_test(test_inoutset),
         cmocka_unit_test(test_unimplemented_is_loud),
         cmocka_unit_test(test_bad_settings),
     };
