@@ -303,6 +303,7 @@ GOMP_EXPORT void GOMP_taskgroup_start(void)
         return;   /* tasks here run at once: nothing to wait for */
     /* without memory for a group, its end waits for every child; groups
      * nested in such a group do the same, which keeps begin/end paired */
+    lc_task_groups_init(w->cur);
     struct lc_taskgroup *g = w->cur->tg_nomem ? NULL : malloc(sizeof *g);
     if (!g) {
         w->cur->tg_nomem++;

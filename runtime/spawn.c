@@ -64,9 +64,8 @@ static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, 
     t->map = NULL;
     t->nspawned = 0;
     t->more = NULL;
+    t->flags = 0;
     t->tg = NULL;          /* complete before spawn returns: no group waits for it */
-    t->tg_open = NULL;
-    t->tg_nomem = 0;
     atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
     atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
 
@@ -149,9 +148,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     t->nspawned = 0;
     t->node = -1;
     t->loc = NULL;
-    t->tg_open = NULL;
-    t->tg_nomem = 0;
-    if ((t->tg = parent->tg_open))
+    if ((t->tg = lc_task_open_group(parent)))
         lc_taskgroup_add(t->tg);
     atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
     atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);

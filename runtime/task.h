@@ -27,7 +27,7 @@
 #include "locus.h"
 
 #define LC_INLINE_ARG 64
-#define LC_INLINE_EDGES 8
+#define LC_INLINE_EDGES 7   /* with the fields around them, lines 1-3 exactly */
 #define LC_GUARD (1u << 30)
 #define LC_BIAS ((int64_t)1 << 60)
 
@@ -65,18 +65,21 @@ struct lc_edge_chunk {
  * bookkeeping, so a hand-over costs two line transfers, not five.
  */
 struct lc_task {
-    /* line 0: run and completion */
+    /* line 0: run and completion.  Children's completions write pending,
+     * so nothing the task's own thread reads on every spawn lives here
+     * (map, nspawned, flags are on line 1). */
     locus_task_fn fn;
     void *arg;
     struct lc_task *parent;
-    struct lc_depmap *map;          /* the children's dependency map (lazy) */
+    struct lc_taskgroup *tg;        /* group that waits for this task (team.h), or NULL */
     _Atomic(struct lc_edge *) succ;
-    _Atomic int64_t pending;        /* children's completions write it: not the spawner's line */
+    _Atomic int64_t pending;
     _Atomic uint32_t npreds;
     _Atomic uint32_t state;
     _Atomic int64_t tw_target;      /* pending value a sleeping taskwait waits for, 0 none */
 
     /* line 1 */
+    struct lc_depmap *map;          /* the children's dependency map (lazy) */
     int64_t nspawned;               /* children spawned (this task's thread only) */
     uint32_t flags;
     uint32_t nedges;                /* inline edges used (spawner only) */
@@ -84,20 +87,43 @@ struct lc_task {
     struct lc_task_loc *loc;        /* dependencies kept for locality accounting (locality.c) */
     int32_t node;                   /* scheduler's node for the task, -1 none */
     uint32_t maprefs;               /* memberships in the parent's map (parent's thread only) */
-    struct lc_taskgroup *tg;        /* group that waits for this task (team.h), or NULL */
     struct lc_edge edges[LC_INLINE_EDGES];   /* lines 1-3 */
 
     /* spawner bookkeeping */
     struct lc_task *pool_next;      /* free-list link while recycled, queue link while queued */
     struct lc_task *last_pred;      /* spawn-time dedup of edges to one predecessor */
+    /* valid only with LC_TF_GROUPS, so that a spawn need not write them */
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
     uint32_t tg_nomem;              /* groups begun without memory: their end waits for all */
 
     _Alignas(64) unsigned char argbuf[LC_INLINE_ARG];
 };
 
+#if UINTPTR_MAX == 0xffffffffffffffffu   /* the layout above is planned for 64-bit pointers */
+_Static_assert(__builtin_offsetof(struct lc_task, tw_target) < 64, "line 0 overflows");
+_Static_assert(__builtin_offsetof(struct lc_task, map) == 64, "map must leave line 0");
+_Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor grew a line");
+#endif
+
 #define LC_TF_HEAPARG 0x1u   /* arg points to an lc_mem block of argsize bytes */
 #define LC_TF_ROOT    0x2u
+#define LC_TF_GROUPS  0x4u   /* the body has begun task groups: tg_open, tg_nomem valid */
+
+/* The innermost task group open in t's body, or NULL (t's own thread). */
+static inline struct lc_taskgroup *lc_task_open_group(const struct lc_task *t)
+{
+    return t->flags & LC_TF_GROUPS ? t->tg_open : NULL;
+}
+
+/* Makes t's group fields valid before its body begins its first group. */
+static inline void lc_task_groups_init(struct lc_task *t)
+{
+    if (!(t->flags & LC_TF_GROUPS)) {
+        t->tg_open = NULL;
+        t->tg_nomem = 0;
+        t->flags |= LC_TF_GROUPS;
+    }
+}
 
 static inline int lc_task_is_complete(struct lc_task *t)
 {

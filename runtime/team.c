@@ -185,6 +185,7 @@ void lc_taskgroup_begin(struct lc_worker *w, struct lc_taskgroup *g)
     /* the owner's reference keeps pending above 0 until end begins */
     atomic_store_explicit(&g->pending, 1, memory_order_relaxed);
     atomic_store_explicit(&g->done, 0, memory_order_relaxed);
+    lc_task_groups_init(w->cur);
     g->outer = w->cur->tg_open;
     w->cur->tg_open = g;
 }
