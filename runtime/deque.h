@@ -192,4 +192,13 @@ static inline int64_t lc_deque_size_owner(struct lc_deque *d, int64_t limit)
     return b > d->top_seen ? b - d->top_seen : 0;
 }
 
+/* Owner only: forgets the size estimate's history (a fresh top is read at
+ * the next estimate).  For points where the owner knows thieves may have
+ * emptied the deque, e.g. after a taskwait. */
+static inline void lc_deque_refresh_owner(struct lc_deque *d)
+{
+    d->top_seen = atomic_load_explicit(&d->top, memory_order_acquire);
+    d->stale_ok = 0;
+}
+
 #endif /* LC_DEQUE_H */

@@ -206,6 +206,10 @@ void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outsta
 {
     const struct lc_until u = { t, max_outstanding, NULL, 0 };
     run_until(w, &u);
+    /* thieves may have emptied w's deque while it waited: a stale size
+     * estimate would make the next spawns run inline (lc_backlog_own) with
+     * nothing queued behind them */
+    lc_deque_refresh_owner(&w->dq);
 }
 
 void lc_wait_word(struct lc_worker *w, _Atomic uint32_t *word, uint32_t old)
