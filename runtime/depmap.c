@@ -156,10 +156,11 @@ static int group_all_complete(const struct lc_group *g)
 }
 
 /* Links t behind every member of g; adds the edges made to *nlinked. */
-static int group_link(const struct lc_group *g, struct lc_task *t, uint32_t *nlinked)
+static int group_link(struct lc_worker *w, const struct lc_group *g, struct lc_task *t,
+                      uint32_t *nlinked)
 {
     for (uint32_t i = 0; i < g->n; i++) {
-        int r = lc_edge_link(t, g->v[i]);
+        int r = lc_edge_link(w, t, g->v[i]);
         if (r < 0)
             return r;
         *nlinked += (uint32_t)r;
@@ -397,7 +398,7 @@ static int seg_access(struct lc_worker *w, struct lc_seg *s, struct lc_task *t,
     if (kind != G_WRITE && s->kind == kind) {
         if ((r = group_reserve_one(w, &s->cur)) < 0)
             return r;
-        if ((r = group_link(&s->prev, t, nlinked)) < 0)
+        if ((r = group_link(w, &s->prev, t, nlinked)) < 0)
             return r;
         map_ref(t);
         s->cur.v[s->cur.n++] = t;
@@ -406,7 +407,7 @@ static int seg_access(struct lc_worker *w, struct lc_seg *s, struct lc_task *t,
     if (kind == G_WRITE && s->cur.n == 1 && s->prev.n == 0) {
         /* the common case of a chain of writers: swap the single member */
         struct lc_task *p = s->cur.v[0];
-        if ((r = lc_edge_link(t, p)) < 0)
+        if ((r = lc_edge_link(w, t, p)) < 0)
             return r;
         *nlinked += (uint32_t)r;
         map_ref(t);
@@ -415,7 +416,7 @@ static int seg_access(struct lc_worker *w, struct lc_seg *s, struct lc_task *t,
         map_unref(w, p);
         return 0;
     }
-    if ((r = group_link(&s->cur, t, nlinked)) < 0)
+    if ((r = group_link(w, &s->cur, t, nlinked)) < 0)
         return r;
     map_ref(t);   /* before the releases: t may already be a member */
     group_release(w, &s->prev);

@@ -14,11 +14,14 @@
 
 #include "task.h"
 
-struct lc_edge *lc_edge_slot_slow(struct lc_task *succ);   /* NULL: out of memory */
-void lc_edge_chunks_free(struct lc_task *t);
+struct lc_worker;
+/* A free edge slot past the inline ones, in a chunk from w's task pool;
+ * NULL: out of memory.  Chunks go back to a pool with the task. */
+struct lc_edge *lc_edge_slot_slow(struct lc_worker *w, struct lc_task *succ);
+void lc_edge_chunks_free(struct lc_worker *w, struct lc_task *t);
 
 /* Returns 1 when succ now waits for pred, 0 when no edge is needed, -ENOMEM. */
-static inline int lc_edge_link(struct lc_task *succ, struct lc_task *pred)
+static inline int lc_edge_link(struct lc_worker *w, struct lc_task *succ, struct lc_task *pred)
 {
     struct lc_edge *e, *head;
 
@@ -29,7 +32,7 @@ static inline int lc_edge_link(struct lc_task *succ, struct lc_task *pred)
         return 0;
     if (__builtin_expect(succ->nedges < LC_INLINE_EDGES, 1))
         e = &succ->edges[succ->nedges];
-    else if (!(e = lc_edge_slot_slow(succ)))
+    else if (!(e = lc_edge_slot_slow(w, succ)))
         return -ENOMEM;
     e->succ = succ;
     do {

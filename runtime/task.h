@@ -50,10 +50,11 @@ struct lc_edge {
 #define LC_ST_COMPLETE 0x1u   /* completed (successors released) */
 #define LC_ST_UNMAPPED 0x2u   /* no longer referenced by the parent's dependency map */
 
+/* Overflow edges; a chunk lives in a recycled task descriptor (edge.c). */
 struct lc_edge_chunk {
     struct lc_edge_chunk *next;
     unsigned used;
-    struct lc_edge e[14];
+    struct lc_edge e[15];
 };
 
 /*

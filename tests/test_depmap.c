@@ -47,15 +47,17 @@ static struct lc_task *new_task(void)
     return t;
 }
 
-/* Everything released at the end: tasks may sit in the worker's pool list. */
+/* Everything released at the end: tasks may sit in the worker's pool list,
+ * and so may the descriptors their edge chunks came from (the global pool
+ * frees those at teardown). */
 static void free_tasks(struct lc_task **v, int n)
 {
+    for (int i = 0; i < n; i++)
+        lc_edge_chunks_free(&wk, v[i]);
     wk.pool.head = NULL;
     wk.pool.count = 0;
-    for (int i = 0; i < n; i++) {
-        lc_edge_chunks_free(v[i]);
+    for (int i = 0; i < n; i++)
         free(v[i]);
-    }
 }
 
 /* 1 when b waits directly for a (an edge in a's successor list). */
