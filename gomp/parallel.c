@@ -57,6 +57,8 @@ int gomp_ensure_runtime(int threads)
     struct lc_runtime *rt = lc_rt;
     if (rt && !rt->team_mode) {
         rc = -EBUSY;   /* the program started Locus itself: its workers are not ours */
+    } else if (rt && lc_self != &rt->workers[0]) {
+        rc = -ENOTSUP; /* only the pool's initial thread may start or restart it */
     } else if (rt && (threads <= 0 || rt->nworkers == threads)) {
         rc = 0;
     } else {

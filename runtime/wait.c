@@ -17,9 +17,9 @@
  * pass a full barrier, which is the fence the pusher left out
  * (lc_push_fence; the asymmetric Dekker of userspace RCU).  Sleeping is
  * rare (after LOCUS_SPIN idle polls), pushing is not.  Thieves that find
- * more behind pass the wake-up on (sched/).  A taskwait sleeper also publishes the
- * pending value it waits for (tw_target); the completion that reaches it
- * wakes everyone (exec.c).
+ * more behind pass the wake-up on (sched/).  A taskwait sleeper also
+ * publishes the pending value it waits for (tw_target); the completion
+ * that reaches it wakes everyone (exec.c).
  */
 #define _GNU_SOURCE
 #include <limits.h>
