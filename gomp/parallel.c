@@ -40,12 +40,17 @@ struct lc_worker *gomp_worker(void)
     return w && w->rt->team_mode ? w : NULL;
 }
 
+/* Says once why parallel regions fall back to one thread. */
 static void warn_once(int rc)
 {
     static _Atomic int warned;
-    if (!atomic_exchange(&warned, 1))
-        fprintf(stderr, "liblocus-gomp: warning: parallel regions run on one thread: %s (%s)\n",
-                locus_strerror(rc), locus_error_message());
+    if (atomic_exchange(&warned, 1))
+        return;
+    const char *why = rc == -EBUSY ? "the program started Locus itself with locus_init()"
+                      : rc == -ENOMEM ? "out of memory for a team"
+                      : locus_error_message();   /* locus_init() said why */
+    fprintf(stderr, "liblocus-gomp: warning: parallel regions run on one thread: %s (%s)\n",
+            locus_strerror(rc), why);
 }
 
 int gomp_ensure_runtime(int threads)
