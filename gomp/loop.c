@@ -1,8 +1,10 @@
 /*
- * loop.c - worksharing loops of the libgomp ABI: GOMP_loop_* (long) and
- * GOMP_loop_ull_* (unsigned long long) with static, dynamic, guided,
- * runtime and auto schedules, their monotonic/nonmonotonic spellings, the
- * combined GOMP_parallel_loop_* forms, and the loop ends.
+ * loop.c - worksharing constructs of the libgomp ABI: loops, GOMP_loop_*
+ * (long) and GOMP_loop_ull_* (unsigned long long) with static, dynamic,
+ * guided, runtime and auto schedules, their monotonic/nonmonotonic
+ * spellings, the combined GOMP_parallel_loop_* forms and the loop ends;
+ * and sections (GOMP_sections_*, GOMP_parallel_sections), which are a
+ * dynamic loop over the section numbers.
  *
  * Every loop is reduced to iterations 0..n-1 handed out in chunks; the
  * entry points only convert the user's bounds.  Members of a team meet
@@ -318,3 +320,45 @@ PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, GS_GUIDED)
 PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
 PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
 PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+/* ---- sections: section k of count is iteration k - 1, dealt one by one ---- */
+
+static unsigned sections_next(void)
+{
+    ull lo, hi;
+    if (!gomp_thr.ws || !ws_next(&lo, &hi))
+        return 0;   /* no section left */
+    return (unsigned)lo + 1;
+}
+
+GOMP_EXPORT unsigned GOMP_sections_start(unsigned count)
+{
+    ws_enter(GS_DYNAMIC, count, 1, 0, 1);
+    return sections_next();
+}
+
+GOMP_EXPORT unsigned GOMP_sections_next(void)
+{
+    return sections_next();
+}
+
+GOMP_EXPORT void GOMP_sections_end(void)
+{
+    ws_leave();
+    GOMP_barrier();
+}
+
+GOMP_EXPORT void GOMP_sections_end_nowait(void)
+{
+    ws_leave();
+}
+
+GOMP_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads,
+                                        unsigned count, unsigned flags)
+{
+    struct gomp_ws preset;
+    (void)flags;
+    memset(&preset, 0, sizeof preset);
+    ws_fill(&preset, GS_DYNAMIC, count, 1, 0, 1);
+    gomp_parallel(fn, data, nthreads, &preset);
+}

@@ -257,14 +257,14 @@ static void test_unimplemented_is_loud(void **state)
     struct result r;
     run(&r, "omp_unsupported", 1, NULL);
     if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT)
-        fail_msg("sections on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
-    assert_non_null(strstr(r.err, "GOMP_parallel_sections"));
+        fail_msg("taskloop on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
+    assert_non_null(strstr(r.err, "GOMP_taskloop"));
     assert_non_null(strstr(r.err, "not implemented"));
-    assert_null(strstr(r.out, "sections"));   /* it stopped before doing anything */
+    assert_null(strstr(r.out, "taskloop"));   /* it stopped before printing */
     if (!tsan) {
         run(&r, "omp_unsupported", 0, NULL);
-        expect_ok(&r, "sections on libgomp");
-        assert_string_equal(r.out, "sections 3\n");
+        expect_ok(&r, "taskloop on libgomp");
+        assert_string_equal(r.out, "taskloop 4950\n");
     }
 }
 

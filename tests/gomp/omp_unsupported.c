@@ -1,22 +1,18 @@
 /*
- * omp_unsupported.c - uses sections, which liblocus-gomp does not
+ * omp_unsupported.c - uses taskloop, which liblocus-gomp does not
  * implement: on Locus it must stop with a message naming the entry point
- * (test_gomp checks that), on libgomp it prints "sections 3".
+ * (test_gomp checks that), on libgomp it prints "taskloop 4950".
  */
 #include <stdio.h>
 
 int main(void)
 {
-    int a = 0, b = 0, c = 0;
-    #pragma omp parallel sections
-    {
-        #pragma omp section
-        a = 1;
-        #pragma omp section
-        b = 1;
-        #pragma omp section
-        c = 1;
-    }
-    printf("sections %d\n", a + b + c);
+    long sum = 0;
+    #pragma omp parallel
+    #pragma omp single
+    #pragma omp taskloop reduction(+: sum)
+    for (int i = 0; i < 100; i++)
+        sum += i;
+    printf("taskloop %ld\n", sum);
     return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * omp_worksharing.c - parallel regions, worksharing loops of every
  * schedule (long and unsigned long long, both directions, collapse,
- * nowait), single, master, barrier, critical (named and not), atomics
+ * nowait), sections, single, master, barrier, critical (named and not), atomics
  * (including one the hardware cannot do), reductions, locks and the omp_*
  * queries, each checked against a known answer.  Prints one line per
  * check (no thread numbers, so the output is the same on any runtime);
@@ -105,6 +105,35 @@ static void loops(void)
     #pragma omp parallel for schedule(runtime)
     for (int i = 0; i < N; i++) hits[i]++;
     check("parallel for runtime", once(), 0);
+
+    long secs[3] = { 0, 0, 0 }, nowait_sec = 0;
+    #pragma omp parallel
+    {
+        #pragma omp sections
+        {
+            #pragma omp section
+            secs[0]++;
+            #pragma omp section
+            secs[1]++;
+            #pragma omp section
+            secs[2]++;
+        }
+        #pragma omp sections nowait
+        {
+            #pragma omp section
+            nowait_sec++;
+        }
+    }
+    check("sections, each once", secs[0] * 100 + secs[1] * 10 + secs[2], 111);
+    check("sections nowait", nowait_sec, 1);
+    #pragma omp parallel sections
+    {
+        #pragma omp section
+        secs[0]++;
+        #pragma omp section
+        secs[1]++;
+    }
+    check("parallel sections", secs[0] * 10 + secs[1], 22);
 
     long s = 0;
     #pragma omp parallel for reduction(+: s) schedule(static, 5)
