@@ -49,6 +49,7 @@ struct gomp_team {
     void (*fn)(void *);
     void *data;
     int preset;                   /* members start in loop 0 (combined parallel loop) */
+    void *copyprivate;            /* single copyprivate: the winner's values */
 };
 
 /* Per thread: the innermost region it takes part in. */
@@ -91,6 +92,7 @@ void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                    const struct gomp_ws *preset);
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
+bool GOMP_single_start(void);
 /* Loud failure for an unsupported use; names the entry point. */
 _Noreturn void gomp_unsupported(const char *what, const char *why);
 

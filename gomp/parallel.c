@@ -257,3 +257,25 @@ GOMP_EXPORT bool GOMP_single_start(void)
     uint64_t expect = k;
     return atomic_compare_exchange_strong(&thr->team->single_count, &expect, k + 1);
 }
+
+/* single copyprivate(...): the member that runs the single publishes the
+ * address of its values in GOMP_single_copy_end; the others, waiting in
+ * GOMP_single_copy_start, read them after the barrier both pass.  The
+ * barrier gcc puts after the construct keeps the values alive until then. */
+GOMP_EXPORT void *GOMP_single_copy_start(void)
+{
+    struct gomp_thread *thr = &gomp_thr;
+    if (!thr->team || GOMP_single_start())
+        return NULL;
+    lc_barrier_wait(lc_self, &thr->team->barrier);
+    return thr->team->copyprivate;
+}
+
+GOMP_EXPORT void GOMP_single_copy_end(void *data)
+{
+    struct gomp_thread *thr = &gomp_thr;
+    if (!thr->team)
+        return;
+    thr->team->copyprivate = data;   /* published by the barrier's release */
+    lc_barrier_wait(lc_self, &thr->team->barrier);
+}

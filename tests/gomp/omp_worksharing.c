@@ -1,7 +1,7 @@
 /*
  * omp_worksharing.c - parallel regions, worksharing loops of every
  * schedule (long and unsigned long long, both directions, collapse,
- * nowait), sections, single, master, barrier, critical (named and not), atomics
+ * nowait), sections, single (with copyprivate), master, barrier, critical (named and not), atomics
  * (including one the hardware cannot do), reductions, locks and the omp_*
  * queries, each checked against a known answer.  Prints one line per
  * check (no thread numbers, so the output is the same on any runtime);
@@ -191,6 +191,18 @@ static void sync_constructs(void)
     }
     omp_destroy_lock(&lock);
     omp_destroy_nest_lock(&nest);
+    long copied = 0;
+    #pragma omp parallel reduction(+: copied)
+    {
+        int x = -1;
+        double y = 0;
+        #pragma omp single copyprivate(x, y)
+        {
+            x = 42;
+            y = 2.5;
+        }
+        copied += x == 42 && y == 2.5;
+    }
     long t = nthreads;
     check("critical", crit, 100 * t);
     check("named critical", named, 200 * t);
@@ -201,6 +213,7 @@ static void sync_constructs(void)
     check("thread numbers", teamsum, t * (t - 1) / 2);
     check("locks", locked, 51 * t);
     check("nest locks", nested, 50 * t);
+    check("single copyprivate", copied, t);
 }
 
 static void queries(void)
