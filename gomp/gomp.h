@@ -93,6 +93,11 @@ void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
 bool GOMP_single_start(void);
+void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+               long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+               void *detach);
+void GOMP_taskgroup_start(void);
+void GOMP_taskgroup_end(void);
 /* Loud failure for an unsupported use; names the entry point. */
 _Noreturn void gomp_unsupported(const char *what, const char *why);
 

@@ -1,7 +1,8 @@
 /*
  * task.c - explicit tasks of the libgomp ABI: GOMP_task with its clauses
- * and both depend-array formats, taskwait (plain and with depend),
- * taskyield and taskgroups, onto locus_spawn() and the runtime's groups.
+ * and both depend-array formats, taskloop (without reductions), taskwait
+ * (plain and with depend), taskyield and taskgroups, onto locus_spawn()
+ * and the runtime's groups.
  *
  * A task's depend addresses become one-byte Locus dependencies: libgomp
  * matches dependencies by address only, and so do one-byte ranges.  Their
@@ -22,7 +23,13 @@
 #define TF_MERGEABLE (1u << 2)
 #define TF_DEPEND    (1u << 3)
 #define TF_PRIORITY  (1u << 4)
+#define TF_UP        (1u << 8)    /* taskloop: the loop counts upwards */
+#define TF_GRAINSIZE (1u << 9)    /* taskloop: num_tasks is a grainsize */
+#define TF_IF        (1u << 10)   /* taskloop: the if clause is true */
+#define TF_NOGROUP   (1u << 11)
+#define TF_REDUCTION (1u << 12)
 #define TF_DETACH    (1u << 13)
+#define TF_STRICT    (1u << 14)   /* grainsize(strict:) */
 enum { DEP_IN = 1, DEP_OUT = 2, DEP_INOUT = 3, DEP_MUTEXINOUTSET = 4, DEP_INOUTSET = 5 };
 
 #define STACK_DEPS 16
@@ -325,4 +332,119 @@ GOMP_EXPORT void GOMP_taskgroup_end(void)
     struct lc_taskgroup *g = w->cur->tg_open;
     lc_taskgroup_end(w, g);
     free(g);
+}
+
+/* ---- taskloop: the iterations cut into tasks, each given its bounds in
+ * the first two words of its copy of the data block (gcc's layout) ---- */
+
+typedef unsigned long long ull;
+
+static void set_bounds(void *block, int is_ull, ull lo, ull hi)
+{
+    if (is_ull) {
+        ((ull *)block)[0] = lo;
+        ((ull *)block)[1] = hi;
+    } else {
+        ((long *)block)[0] = (long)lo;
+        ((long *)block)[1] = (long)hi;
+    }
+}
+
+/* One task of the loop: iterations [lo, hi) in the user's values. */
+static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                      long arg_size, long arg_align, unsigned flags, int is_ull, ull lo, ull hi)
+{
+    int final = (flags & TF_FINAL) != 0;
+    if (cpyfn) {
+        struct boxed b = { fn, NULL, NULL, final };
+        if ((b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))) {
+            set_bounds(b.data, is_ull, lo, hi);
+            if (!(gomp_thr.team && lc_self && !gomp_thr.in_final && (flags & TF_IF))
+                || locus_spawn(run_boxed, &b, sizeof b, NULL, 0) != 0)
+                run_boxed(&b);   /* included, undeferred, or out of memory: now */
+            return;
+        }
+    }
+    /* a block copied by value (and the rare out-of-memory fallback of a
+     * copy constructor: then the task runs now, constructed here) */
+    if (arg_align < 1)
+        arg_align = 1;
+    char buf[arg_size + arg_align];
+    void *p = (void *)(((uintptr_t)buf + (uintptr_t)arg_align - 1) & ~((uintptr_t)arg_align - 1));
+    if (cpyfn) {
+        cpyfn(p, data);
+        set_bounds(p, is_ull, lo, hi);
+        run_included(fn, p, NULL, arg_size, arg_align, final);
+        return;
+    }
+    memcpy(p, data, (size_t)arg_size);
+    set_bounds(p, is_ull, lo, hi);
+    GOMP_task(fn, p, NULL, arg_size, arg_align, (flags & TF_IF) != 0, flags & TF_FINAL, NULL, 0,
+              NULL);
+}
+
+/* n iterations from start by step (two's complement for the signed loop). */
+static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                     long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
+                     int is_ull, ull n, ull start, ull step)
+{
+    if (flags & TF_REDUCTION)
+        gomp_unsupported("GOMP_taskloop", "taskloop reductions are not supported");
+    if (n == 0)
+        return;
+    ull ntasks, grain = 0;
+    if (flags & TF_GRAINSIZE) {
+        grain = num_tasks ? num_tasks : 1;
+        ntasks = (flags & TF_STRICT) ? (n + grain - 1) / grain : n / grain;
+        if (ntasks == 0)
+            ntasks = 1;
+    } else {
+        ntasks = num_tasks ? num_tasks
+                 : gomp_thr.team ? (ull)gomp_thr.team->nthreads : 1;
+        if (ntasks > n)
+            ntasks = n;
+    }
+    if (!(flags & TF_NOGROUP))
+        GOMP_taskgroup_start();
+    ull per = n / ntasks, extra = n % ntasks, first = 0;
+    for (ull k = 0; k < ntasks; k++) {
+        /* strict grainsize: exactly grain per task, the last takes the rest;
+         * otherwise sizes differ by at most one */
+        ull len = (flags & TF_STRICT) ? (n - first < grain ? n - first : grain)
+                                      : per + (k < extra);
+        loop_task(fn, data, cpyfn, arg_size, arg_align, flags, is_ull,
+                  start + first * step, start + (first + len) * step);
+        first += len;
+    }
+    if (!(flags & TF_NOGROUP))
+        GOMP_taskgroup_end();
+}
+
+GOMP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                               long arg_size, long arg_align, unsigned flags,
+                               unsigned long num_tasks, int priority, long start, long end,
+                               long step)
+{
+    (void)priority;
+    ull n;
+    if (flags & TF_UP)
+        n = start < end ? ((ull)end - (ull)start - 1) / (ull)step + 1 : 0;
+    else
+        n = start > end ? ((ull)start - (ull)end - 1) / (0 - (ull)step) + 1 : 0;
+    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, 0, n, (ull)start,
+             (ull)step);
+}
+
+GOMP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                                   long arg_size, long arg_align, unsigned flags,
+                                   unsigned long num_tasks, int priority, ull start, ull end,
+                                   ull step)
+{
+    (void)priority;
+    ull n;
+    if (flags & TF_UP)
+        n = start < end ? (end - start - 1) / step + 1 : 0;
+    else
+        n = start > end ? (start - end - 1) / (0 - step) + 1 : 0;
+    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, 1, n, start, step);
 }

@@ -257,14 +257,14 @@ static void test_unimplemented_is_loud(void **state)
     struct result r;
     run(&r, "omp_unsupported", 1, NULL);
     if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT)
-        fail_msg("taskloop on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
-    assert_non_null(strstr(r.err, "GOMP_taskloop"));
+        fail_msg("ordered on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
+    assert_non_null(strstr(r.err, "GOMP_loop_ordered_dynamic_start"));
     assert_non_null(strstr(r.err, "not implemented"));
-    assert_null(strstr(r.out, "taskloop"));   /* it stopped before printing */
+    assert_null(strstr(r.out, "ordered"));   /* it stopped before printing */
     if (!tsan) {
         run(&r, "omp_unsupported", 0, NULL);
-        expect_ok(&r, "taskloop on libgomp");
-        assert_string_equal(r.out, "taskloop 4950\n");
+        expect_ok(&r, "ordered on libgomp");
+        assert_string_equal(r.out, "ordered 4950\n");
     }
 }
 

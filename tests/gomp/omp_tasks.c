@@ -1,6 +1,6 @@
 /*
  * omp_tasks.c - OpenMP tasks with every kind of dependence, nesting,
- * taskwait, taskgroup and the task clauses, checked against a sequential
+ * taskwait, taskgroup, taskloop and the task clauses, checked against a sequential
  * computation.  Prints one line per check; exits non-zero on a mismatch.
  * Built with gcc -fopenmp against libgomp; test_gomp runs the same binary
  * on libgomp and on Locus (LD_PRELOAD=liblocus-gomp.so) and compares.
@@ -220,6 +220,38 @@ static void arguments(void)
     check("aligned copy", misaligned, 0);
 }
 
+/* taskloop: every iteration exactly once, whatever the split */
+static void taskloops(void)
+{
+    enum { N = 1000 };
+    static int hits[N];
+    long bad = 0;
+    #pragma omp parallel
+    #pragma omp single
+    {
+        #pragma omp taskloop grainsize(7)
+        for (int i = 0; i < N; i++)
+            hits[i]++;
+        #pragma omp taskloop num_tasks(13) nogroup
+        for (long i = N - 1; i >= 0; i -= 2)
+            hits[i]++;
+        #pragma omp taskloop num_tasks(13) nogroup
+        for (long i = N - 2; i >= 0; i -= 2)
+            hits[i]++;
+        #pragma omp taskwait
+        #pragma omp taskloop
+        for (unsigned long long i = 0; i < N; i++)
+            hits[i]++;
+        int zero = 0;
+        #pragma omp taskloop if(zero) grainsize(100)
+        for (int i = 0; i < N; i++)
+            hits[i]++;
+    }
+    for (int i = 0; i < N; i++)
+        bad += hits[i] != 4;
+    check("taskloop", bad, 0);
+}
+
 int main(void)
 {
     chains();
@@ -229,5 +261,6 @@ int main(void)
     groups();
     undeferred();
     arguments();
+    taskloops();
     return failures ? 1 : 0;
 }
