@@ -80,6 +80,12 @@ void gomp_read_env(void);
 /* The thread count a region started here would ask for. */
 int gomp_nthreads_var(void);
 
+/* loop.c: iterations of for (i = start; i < end (incr > 0) or i > end;
+ * i += incr), and of the unsigned form with its direction given */
+unsigned long long gomp_count_long(long start, long end, long incr);
+unsigned long long gomp_count_ull(bool up, unsigned long long start, unsigned long long end,
+                                  unsigned long long incr);
+
 /* parallel.c */
 /* The Locus worker of the calling thread when it may run team work (it is
  * a worker and the runtime runs in team mode), else NULL. */

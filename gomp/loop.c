@@ -148,7 +148,7 @@ static void ws_leave(void)
 
 /* ---- long loops: for (i = start; incr > 0 ? i < end : i > end; i += incr) ---- */
 
-static ull count_long(long start, long end, long incr)
+ull gomp_count_long(long start, long end, long incr)
 {
     if (incr > 0)
         return start < end ? ((ull)end - (ull)start - 1) / (ull)incr + 1 : 0;
@@ -171,7 +171,7 @@ static bool start_long(int sched, long start, long end, long incr, long chunk,
 {
     ull c = chunk > 0 ? (ull)chunk : 0;
     sched = resolve_sched(sched, &c);
-    ws_enter(sched, count_long(start, end, incr), c, (ull)start, (ull)incr);
+    ws_enter(sched, gomp_count_long(start, end, incr), c, (ull)start, (ull)incr);
     return next_long(istart, iend);
 }
 
@@ -211,7 +211,7 @@ LONG_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next)
 
 /* ---- unsigned long long loops: up ? i < end : i > end, incr two's complement ---- */
 
-static ull count_ull(bool up, ull start, ull end, ull incr)
+ull gomp_count_ull(bool up, ull start, ull end, ull incr)
 {
     if (up)
         return start < end ? (end - start - 1) / incr + 1 : 0;
@@ -233,7 +233,7 @@ static bool start_ull(int sched, bool up, ull start, ull end, ull incr, ull chun
                       ull *istart, ull *iend)
 {
     sched = resolve_sched(sched, &chunk);
-    ws_enter(sched, count_ull(up, start, end, incr), chunk, start, incr);
+    ws_enter(sched, gomp_count_ull(up, start, end, incr), chunk, start, incr);
     return next_ull(istart, iend);
 }
 
@@ -293,7 +293,7 @@ static void parallel_loop(void (*fn)(void *), void *data, unsigned nthreads, int
     struct gomp_ws preset;
     memset(&preset, 0, sizeof preset);
     sched = resolve_sched(sched, &c);
-    ws_fill(&preset, sched, count_long(start, end, incr), c, (ull)start, (ull)incr);
+    ws_fill(&preset, sched, gomp_count_long(start, end, incr), c, (ull)start, (ull)incr);
     gomp_parallel(fn, data, nthreads, &preset);
 }
 

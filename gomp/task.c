@@ -425,14 +425,9 @@ GOMP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(voi
                                unsigned long num_tasks, int priority, long start, long end,
                                long step)
 {
-    (void)priority;
-    ull n;
-    if (flags & TF_UP)
-        n = start < end ? ((ull)end - (ull)start - 1) / (ull)step + 1 : 0;
-    else
-        n = start > end ? ((ull)start - (ull)end - 1) / (0 - (ull)step) + 1 : 0;
-    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, 0, n, (ull)start,
-             (ull)step);
+    (void)priority;   /* the direction is step's sign, which TF_UP repeats */
+    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, 0,
+             gomp_count_long(start, end, step), (ull)start, (ull)step);
 }
 
 GOMP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -441,10 +436,6 @@ GOMP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)
                                    ull step)
 {
     (void)priority;
-    ull n;
-    if (flags & TF_UP)
-        n = start < end ? (end - start - 1) / step + 1 : 0;
-    else
-        n = start > end ? (start - end - 1) / (0 - step) + 1 : 0;
-    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, 1, n, start, step);
+    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, 1,
+             gomp_count_ull((flags & TF_UP) != 0, start, end, step), start, step);
 }
