@@ -1,7 +1,8 @@
 /*
  * cholesky_tasks.h - the Locus side shared by cholesky.c and smi.c (SMI's
  * first stage is the Cholesky factorisation): the task argument, the
- * first-touch initialisation tasks and the four Cholesky tile task bodies.
+ * first-touch initialisation tasks, the four Cholesky tile task bodies and
+ * the program around them (chol_tasks_main).
  * A tile kernel that fails (POTRF on a tile that is not positive definite,
  * TRTRI on a singular one) sets chol_tile_failed; the run then reports
  * verification failed.
@@ -81,6 +82,64 @@ static void spawn_init(struct chol_tiles *m)
             struct targ a = { .c = aij, .ti = i, .tj = j, .n = m->n, .nb = m->b };
             check("locus_task", locus_task(t_init, &a, sizeof a, LOCUS_OUT(aij, tb)));
         }
+}
+
+/* What the two programs built on this file differ in. */
+struct chol_program {
+    const char *name;                   /* result lines */
+    const char *about;                  /* --help */
+    void (*spawn)(struct chol_tiles *m);                       /* the timed tasks */
+    struct chol_check (*verify)(const struct chol_tiles *m, int full);
+    long full_check_max_n;              /* above: the O(n^2) random-vector check */
+    double flops_per_n3;                /* flop count / n^3 */
+    const char *tile_failed;            /* said when a tile kernel failed */
+    const char *residual;               /* what verify measures */
+};
+
+/* Parses options, then per repetition: initialise the tiles in first-touch
+ * tasks, time p->spawn's tasks, verify, report.  Inlined into each main,
+ * where p is a constant, so p->spawn and p->verify become direct calls. */
+static inline __attribute__((always_inline)) int
+chol_tasks_main(int argc, char **argv, const struct chol_program *p)
+{
+    struct chol_opts o;
+    struct chol_tiles m;
+    char blas[64];
+
+    chol_parse(argc, argv, p->about, &o);
+    bench_blas(blas, sizeof blas, 1);
+    chol_warmup(o.b);
+    check("locus_init", locus_init());
+    /* after locus_init: under DI the pages of the tiles are interleaved */
+    chol_tiles_alloc(&m, o.n, o.b);
+
+    for (int rep = 0; rep < o.reps; rep++) {
+        spawn_init(&m);
+        check("locus_taskwait", locus_taskwait());
+        check("locus_reset_stats", locus_reset_stats());
+        atomic_store_explicit(&chol_tile_failed, 0, memory_order_relaxed);
+
+        double t0 = bench_now();
+        p->spawn(&m);
+        check("locus_taskwait", locus_taskwait());
+        double secs = bench_now() - t0;
+
+        struct chol_check c = p->verify(&m, o.n <= p->full_check_max_n);
+        if (atomic_load_explicit(&chol_tile_failed, memory_order_relaxed)) {
+            printf("  %s\n", p->tile_failed);
+            c.ok = 0;
+        }
+        chol_report(p->name, &o, "locus", blas, secs, p->flops_per_n3 * o.n * o.n * o.n,
+                    p->residual, &c);
+    }
+
+    /* the directory must not keep the tiles' placement for reused memory */
+    for (int i = 0; i < m.nt; i++)
+        for (int j = 0; j <= i; j++)
+            check("locus_forget", locus_forget(CHOL_TILE(&m, i, j), m.tile_bytes));
+    chol_tiles_free(&m);
+    check("locus_finalize", locus_finalize());
+    return 0;
 }
 
 #endif /* CHOLESKY_TASKS_H */

@@ -141,43 +141,15 @@ static void spawn_smi(struct chol_tiles *m)
 
 int main(int argc, char **argv)
 {
-    struct chol_opts o;
-    struct chol_tiles m;
-    char blas[64];
-
-    chol_parse(argc, argv, "Tiled symmetric matrix inversion (Cholesky, TRTRI, LAUUM) on Locus "
-               "tasks.", &o);
-    bench_blas(blas, sizeof blas, 1);
-    chol_warmup(o.b);
-    check("locus_init", locus_init());
-    /* after locus_init: under DI the pages of the tiles are interleaved */
-    chol_tiles_alloc(&m, o.n, o.b);
-
-    for (int rep = 0; rep < o.reps; rep++) {
-        spawn_init(&m);
-        check("locus_taskwait", locus_taskwait());
-        check("locus_reset_stats", locus_reset_stats());
-        atomic_store_explicit(&chol_tile_failed, 0, memory_order_relaxed);
-
-        double t0 = bench_now();
-        spawn_smi(&m);
-        check("locus_taskwait", locus_taskwait());
-        double secs = bench_now() - t0;
-
-        struct chol_check c = chol_check_inverse(&m, o.n <= SMI_FULL_CHECK_MAX_N);
-        if (atomic_load_explicit(&chol_tile_failed, memory_order_relaxed)) {
-            printf("  a POTRF or TRTRI tile failed (not positive definite or singular)\n");
-            c.ok = 0;
-        }
-        chol_report("smi", &o, "locus", blas, secs, (double)o.n * o.n * o.n,
-                    "||A inv(A) - I|| / (||A|| ||inv(A)|| n eps)", &c);
-    }
-
-    /* the directory must not keep the tiles' placement for reused memory */
-    for (int i = 0; i < m.nt; i++)
-        for (int j = 0; j <= i; j++)
-            check("locus_forget", locus_forget(CHOL_TILE(&m, i, j), m.tile_bytes));
-    chol_tiles_free(&m);
-    check("locus_finalize", locus_finalize());
-    return 0;
+    static const struct chol_program p = {
+        .name = "smi",
+        .about = "Tiled symmetric matrix inversion (Cholesky, TRTRI, LAUUM) on Locus tasks.",
+        .spawn = spawn_smi,
+        .verify = chol_check_inverse,
+        .full_check_max_n = SMI_FULL_CHECK_MAX_N,
+        .flops_per_n3 = 1.0,
+        .tile_failed = "a POTRF or TRTRI tile failed (not positive definite or singular)",
+        .residual = "||A inv(A) - I|| / (||A|| ||inv(A)|| n eps)",
+    };
+    return chol_tasks_main(argc, argv, &p);
 }
