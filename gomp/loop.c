@@ -155,14 +155,26 @@ ull gomp_count_long(long start, long end, long incr)
     return start > end ? ((ull)start - (ull)end - 1) / (0 - (ull)incr) + 1 : 0;
 }
 
-static bool next_long(long *istart, long *iend)
+/* The calling thread's next chunk in the user's values: start + i * incr,
+ * in two's complement, which serves the signed loops and the unsigned ones. */
+static bool next_ull(ull *istart, ull *iend)
 {
     ull lo, hi;
-    if (!gomp_thr.ws || !ws_next(&lo, &hi))
-        return false;
     struct gomp_ws *ws = gomp_thr.ws;
-    *istart = (long)((ull)ws->start + lo * (ull)ws->incr);
-    *iend = (long)((ull)ws->start + hi * (ull)ws->incr);
+    if (!ws || !ws_next(&lo, &hi))
+        return false;
+    *istart = (ull)ws->start + lo * (ull)ws->incr;
+    *iend = (ull)ws->start + hi * (ull)ws->incr;
+    return true;
+}
+
+static bool next_long(long *istart, long *iend)
+{
+    ull s, e;
+    if (!next_ull(&s, &e))
+        return false;
+    *istart = (long)s;
+    *iend = (long)e;
     return true;
 }
 
@@ -216,17 +228,6 @@ ull gomp_count_ull(bool up, ull start, ull end, ull incr)
     if (up)
         return start < end ? (end - start - 1) / incr + 1 : 0;
     return start > end ? (start - end - 1) / (0 - incr) + 1 : 0;
-}
-
-static bool next_ull(ull *istart, ull *iend)
-{
-    ull lo, hi;
-    if (!gomp_thr.ws || !ws_next(&lo, &hi))
-        return false;
-    struct gomp_ws *ws = gomp_thr.ws;
-    *istart = (ull)ws->start + lo * (ull)ws->incr;
-    *iend = (ull)ws->start + hi * (ull)ws->incr;
-    return true;
 }
 
 static bool start_ull(int sched, bool up, ull start, ull end, ull incr, ull chunk,
