@@ -7,6 +7,11 @@
  *     waits for the current group and starts a new group of its kind.
  * Completed tasks impose nothing (lc_edge_link skips them), and groups drop
  * them when they fill up, so memory follows the tasks still in flight.
+ * A taskwait retires the whole map at once (lc_depmap_retire): it starts a
+ * new generation, and a segment of an older one drops its groups when it is
+ * next used or swept.  Segments outlive the taskwait, so a program that
+ * uses the same objects window after window finds them by one hash lookup
+ * instead of building hash and treap entries again after every taskwait.
  * The ordered index is a treap: C. R. Aragon and R. Seidel, "Randomized
  * search trees", FOCS 1989.
  */
@@ -36,6 +41,7 @@ struct lc_seg {
     struct lc_seg *hnext;        /* hash chain; free-list link when recycled */
     struct lc_seg *left, *right; /* treap by lo */
     uint32_t prio;
+    uint32_t gen;                /* the map's generation when cur and prev were last valid */
     uint8_t kind;                /* G_* of cur */
     struct lc_group cur, prev;
 };
@@ -49,6 +55,7 @@ struct lc_depmap {
     struct lc_seg *root;
     struct lc_seg *free_segs;
     uint64_t rng;
+    uint32_t gen;                /* bumped by lc_depmap_retire */
 };
 
 #define LC_MAP_INIT_BITS 6
@@ -335,6 +342,18 @@ static void seg_insert(struct lc_depmap *m, struct lc_seg *s)
         hash_grow(m);
 }
 
+/* A segment of an older generation: every task in its groups completed
+ * before the map was retired, so the groups order nothing; drop them. */
+static inline void seg_refresh(struct lc_worker *w, const struct lc_depmap *m, struct lc_seg *s)
+{
+    if (__builtin_expect(s->gen != m->gen, 0)) {
+        group_release(w, &s->cur);
+        group_release(w, &s->prev);
+        s->kind = G_NONE;
+        s->gen = m->gen;
+    }
+}
+
 static struct lc_seg *seg_new(struct lc_depmap *m, uintptr_t lo, uintptr_t hi)
 {
     struct lc_seg *s = seg_alloc(m);
@@ -342,6 +361,7 @@ static struct lc_seg *seg_new(struct lc_depmap *m, uintptr_t lo, uintptr_t hi)
         return NULL;
     s->lo = lo;
     s->hi = hi;
+    s->gen = m->gen;
     s->kind = G_NONE;
     group_init(&s->cur);
     group_init(&s->prev);
@@ -377,6 +397,7 @@ static struct lc_seg *seg_split(struct lc_depmap *m, struct lc_seg *s, uintptr_t
     }
     r->lo = x;
     r->hi = s->hi;
+    r->gen = s->gen;
     r->kind = s->kind;
     s->hi = x;
     seg_insert(m, r);
@@ -438,11 +459,15 @@ static int access_range(struct lc_worker *w, struct lc_depmap *m, struct lc_task
     uintptr_t pos = lo;
     int r;
 
-    if (s && s->lo < lo && s->hi > lo && !seg_split(m, s, lo))
-        return -ENOMEM;
+    if (s && s->lo < lo && s->hi > lo) {
+        seg_refresh(w, m, s);   /* the half split off must not copy stale groups */
+        if (!seg_split(m, s, lo))
+            return -ENOMEM;
+    }
     while (pos < hi) {
         s = hash_find(m, pos);
         if (s) {
+            seg_refresh(w, m, s);
             if (s->hi > hi && !seg_split(m, s, hi))
                 return -ENOMEM;
         } else {
@@ -465,7 +490,8 @@ static void sweep(struct lc_worker *w, struct lc_depmap *m)
         struct lc_seg *s = m->buckets[i], *n;
         for (; s; s = n) {
             n = s->hnext;
-            if (group_all_complete(&s->cur) && group_all_complete(&s->prev))
+            if (s->gen != m->gen   /* retired: complete, no need to look */
+                || (group_all_complete(&s->cur) && group_all_complete(&s->prev)))
                 seg_delete(w, m, s);
         }
     }
@@ -500,9 +526,10 @@ int lc_depmap_register(struct lc_worker *w, struct lc_depmap *m, struct lc_task 
     for (size_t i = 0; i < ndeps; i++) {
         uintptr_t lo = (uintptr_t)deps[i].addr, hi = lo + deps[i].size;
         struct lc_seg *s = hash_find(m, lo);
-        if (__builtin_expect(s && s->hi == hi, 1))
+        if (__builtin_expect(s && s->hi == hi, 1)) {
+            seg_refresh(w, m, s);
             r = seg_access(w, s, t, deps[i].access, nlinked);
-        else
+        } else
             r = access_range(w, m, t, lo, hi, deps[i].access, nlinked);
         if (r < 0)
             return r;
@@ -510,6 +537,13 @@ int lc_depmap_register(struct lc_worker *w, struct lc_depmap *m, struct lc_task 
     if (m->nsegs > m->sweep_at)
         sweep(w, m);
     return 0;
+}
+
+void lc_depmap_retire(struct lc_depmap *m)
+{
+    m->gen++;   /* wraps after 2^32 taskwaits: a segment untouched that long
+                 * looks current again, and its groups, all complete, are
+                 * merely kept a while longer; nothing is misordered */
 }
 
 void lc_depmap_clear(struct lc_worker *w, struct lc_depmap *m)

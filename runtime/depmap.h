@@ -30,6 +30,10 @@ struct lc_depmap *lc_depmap_create(void);
 void lc_depmap_destroy(struct lc_worker *w, struct lc_depmap *m);
 /* Drops every segment; for when every child of the parent is complete. */
 void lc_depmap_clear(struct lc_worker *w, struct lc_depmap *m);
+/* For when every child of the parent is complete, in O(1): the segments
+ * stay (the same ranges are usually used again) and drop their task
+ * references when next used or swept. */
+void lc_depmap_retire(struct lc_depmap *m);
 
 /*
  * Registers t's accesses and links t behind every conflicting earlier

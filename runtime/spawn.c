@@ -205,6 +205,6 @@ LOCUS_API int locus_taskwait(void)
     struct lc_task *t = w->cur;
     lc_wait_children(w, t, 0);
     if (t->map)
-        lc_depmap_clear(w, t->map);   /* every child is complete: nothing to order */
+        lc_depmap_retire(t->map);   /* every child is complete: nothing to order */
     return 0;
 }

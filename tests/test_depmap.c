@@ -241,6 +241,49 @@ static void test_out_of_memory(void **state)
     free_tasks(t, 3);
 }
 
+/* A taskwait retires the map (lc_depmap_retire): its segments stay, so the
+ * same ranges are found again without new entries, but nothing registered
+ * before orders anything after, and the old tasks' references are dropped
+ * when their segment is next used, also when that use splits it. */
+static void test_retire_keeps_segments(void **state)
+{
+    (void)state;
+    struct lc_task *t[6];
+    for (int i = 0; i < 6; i++)
+        t[i] = new_task();
+    struct lc_depmap *m = lc_depmap_create();
+    assert_non_null(m);
+
+    assert_int_equal(reg(m, t[0], 1, DEP(OUT, 0, 64)), 0);
+    assert_int_equal(reg(m, t[1], 1, DEP(IN, 0, 64)), 1);
+    mark_complete(t[0]);
+    mark_complete(t[1]);
+    lc_depmap_retire(m);
+    assert_int_equal(lc_depmap_segments(m), 1);
+    assert_int_equal(t[0]->maprefs, 1);            /* kept until the segment is used */
+
+    assert_int_equal(reg(m, t[2], 1, DEP(IN, 0, 64)), 0);
+    assert_int_equal(lc_depmap_segments(m), 1);    /* found again, not rebuilt */
+    assert_int_equal(t[0]->maprefs, 0);
+    assert_int_equal(t[1]->maprefs, 0);
+    assert_int_equal(reg(m, t[3], 1, DEP(OUT, 0, 64)), 1);  /* behind t2 only */
+    assert_true(linked(t[2], t[3]));
+
+    mark_complete(t[2]);
+    mark_complete(t[3]);
+    lc_depmap_retire(m);
+    /* a partial access splits the retired segment: neither half may keep
+     * (or copy) the retired writer */
+    assert_int_equal(reg(m, t[4], 1, DEP(IN, 32, 32)), 0);
+    assert_int_equal(lc_depmap_segments(m), 2);
+    assert_int_equal(t[3]->maprefs, 0);
+    assert_int_equal(reg(m, t[5], 1, DEP(OUT, 0, 64)), 1);  /* behind t4 only */
+    assert_true(linked(t[4], t[5]));
+
+    lc_depmap_destroy(&wk, m);
+    free_tasks(t, 6);
+}
+
 static void test_sweep_keeps_size_bounded(void **state)
 {
     (void)state;
@@ -269,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_partial_overlaps),
         cmocka_unit_test(test_random_vs_model),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_retire_keeps_segments),
         cmocka_unit_test(test_sweep_keeps_size_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
