@@ -175,6 +175,33 @@ static int group_link(struct lc_worker *w, const struct lc_group *g, struct lc_t
     return 0;
 }
 
+/*
+ * group_link for the group before a joining reader (or concurrent writer):
+ * a member found complete is dropped as it is seen, so the next readers of
+ * the segment do not each look at the same finished writer again (a read
+ * of a line another core wrote when it completed that task).
+ */
+static int group_link_prune(struct lc_worker *w, struct lc_group *g, struct lc_task *t,
+                            uint32_t *nlinked)
+{
+    uint32_t k = 0, i;
+    int r = 0;
+    for (i = 0; i < g->n; i++) {
+        struct lc_task *p = g->v[i];
+        if ((r = lc_edge_link(w, t, p)) < 0)
+            break;
+        *nlinked += (uint32_t)r;
+        if (r == 0 && lc_task_is_complete(p))
+            map_unref(w, p);
+        else
+            g->v[k++] = p;
+    }
+    for (; i < g->n; i++)   /* after a failure: keep the members not looked at */
+        g->v[k++] = g->v[i];
+    g->n = k;
+    return r < 0 ? r : 0;
+}
+
 /* ---- ordered index (treap keyed by lo) --------------------------------- */
 
 static struct lc_seg *rot_right(struct lc_seg *r)
@@ -419,7 +446,7 @@ static int seg_access(struct lc_worker *w, struct lc_seg *s, struct lc_task *t,
     if (kind != G_WRITE && s->kind == kind) {
         if ((r = group_reserve_one(w, &s->cur)) < 0)
             return r;
-        if ((r = group_link(w, &s->prev, t, nlinked)) < 0)
+        if ((r = group_link_prune(w, &s->prev, t, nlinked)) < 0)
             return r;
         map_ref(t);
         s->cur.v[s->cur.n++] = t;

@@ -241,6 +241,30 @@ static void test_out_of_memory(void **state)
     free_tasks(t, 3);
 }
 
+/* A reader joining its group drops the writer before it once that writer is
+ * complete, so later readers do not look at it again. */
+static void test_reader_drops_complete_writer(void **state)
+{
+    (void)state;
+    struct lc_task *t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = new_task();
+    struct lc_depmap *m = lc_depmap_create();
+    assert_non_null(m);
+
+    assert_int_equal(reg(m, t[0], 1, DEP(OUT, 0, 64)), 0);
+    assert_int_equal(reg(m, t[1], 1, DEP(IN, 0, 64)), 1);
+    assert_int_equal(t[0]->maprefs, 1);
+    mark_complete(t[0]);
+    assert_int_equal(reg(m, t[2], 1, DEP(IN, 0, 64)), 0);
+    assert_int_equal(t[0]->maprefs, 0);            /* dropped by the joining reader */
+    assert_int_equal(reg(m, t[3], 1, DEP(OUT, 0, 64)), 2);  /* still behind both readers */
+    assert_true(linked(t[1], t[3]) && linked(t[2], t[3]));
+
+    lc_depmap_destroy(&wk, m);
+    free_tasks(t, 4);
+}
+
 /* A taskwait retires the map (lc_depmap_retire): its segments stay, so the
  * same ranges are found again without new entries, but nothing registered
  * before orders anything after, and the old tasks' references are dropped
@@ -312,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_partial_overlaps),
         cmocka_unit_test(test_random_vs_model),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_reader_drops_complete_writer),
         cmocka_unit_test(test_retire_keeps_segments),
         cmocka_unit_test(test_sweep_keeps_size_bounded),
     };
