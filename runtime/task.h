@@ -27,7 +27,7 @@
 #include "locus.h"
 
 #define LC_INLINE_ARG 64
-#define LC_INLINE_EDGES 7   /* with the fields around them, lines 1-3 exactly */
+#define LC_INLINE_EDGES 8   /* with the fields around them, lines 1-3 exactly */
 #define LC_GUARD (1u << 30)
 #define LC_BIAS ((int64_t)1 << 60)
 
@@ -82,20 +82,27 @@ struct lc_task {
     /* line 1 */
     struct lc_depmap *map;          /* the children's dependency map (lazy) */
     int64_t nspawned;               /* children spawned (this task's thread only) */
-    uint32_t flags;
-    uint32_t nedges;                /* inline edges used (spawner only) */
+    uint16_t flags;
+    uint16_t nedges;                /* inline edges used (spawner only) */
+    uint32_t tg_nomem;              /* groups begun without memory: their end waits for all
+                                       (valid only with LC_TF_GROUPS) */
     struct lc_edge_chunk *more;     /* overflow edges beyond the inline ones */
     struct lc_task_loc *loc;        /* dependencies kept for locality accounting (locality.c) */
     int32_t node;                   /* scheduler's node for the task, -1 none */
     uint32_t maprefs;               /* memberships in the parent's map (parent's thread only) */
     struct lc_edge edges[LC_INLINE_EDGES];   /* lines 1-3 */
 
-    /* spawner bookkeeping */
-    struct lc_task *pool_next;      /* free-list link while recycled, queue link while queued */
-    struct lc_task *last_pred;      /* spawn-time dedup of edges to one predecessor */
-    /* valid only with LC_TF_GROUPS, so that a spawn need not write them */
+    /* line 3, after the edges.  last_pred is needed only while the task's
+     * spawner registers its dependencies, before the task can be queued;
+     * pool_next only while it is free or queued: they share a word, which
+     * makes room for an eighth inline edge (a task reading four objects and
+     * writing a fifth often has eight predecessors). */
+    union {
+        struct lc_task *pool_next;  /* free-list link while recycled, queue link while queued */
+        struct lc_task *last_pred;  /* spawn-time dedup of edges to one predecessor */
+    };
+    /* valid only with LC_TF_GROUPS, so that a spawn need not write it */
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
-    uint32_t tg_nomem;              /* groups begun without memory: their end waits for all */
 
     _Alignas(64) unsigned char argbuf[LC_INLINE_ARG];
 };
@@ -106,6 +113,7 @@ _Static_assert(__builtin_offsetof(struct lc_task, map) == 64, "map must leave li
 _Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor grew a line");
 #endif
 
+/* t->flags (16 bits) */
 #define LC_TF_HEAPARG 0x1u   /* arg points to an lc_mem block of argsize bytes */
 #define LC_TF_ROOT    0x2u
 #define LC_TF_GROUPS  0x4u   /* the body has begun task groups: tg_open, tg_nomem valid */
