@@ -73,7 +73,6 @@ struct lc_runtime {
     int oversubscribed;                 /* more workers than CPUs */
     struct lc_worker *workers;          /* nworkers, cache-line aligned */
     struct lc_task *root;               /* the program's implicit task */
-    struct lc_taskpool_global gpool;
     int saved_affinity_valid;
     void *saved_affinity;               /* initial thread's cpu_set_t */
 
@@ -86,9 +85,15 @@ struct lc_runtime {
     int *node_nworkers;                 /* workers per node */
     int *node_home;                     /* node -> itself, or the nearest node with workers */
     int *ft_nodes, n_ft_nodes;          /* nodes with workers, for dealing first-touch tasks */
-    _Atomic unsigned ft_next;
     uint64_t t0_ns;                     /* stats clock start */
     int mempolicy_set;                  /* DI on a real machine: interleave policy installed */
+
+    /* Written often, so each on a line of its own, away from the fields
+     * above that every spawn and every steal read: the global pool's lock
+     * changes hands every LC_POOL_BATCH tasks a worker frees or allocates
+     * (taskpool.h), and NAFT counts every first-touch task in ft_next. */
+    _Alignas(LC_CACHELINE) struct lc_taskpool_global gpool;
+    _Alignas(LC_CACHELINE) _Atomic unsigned ft_next;
 
     /* sleeping and waking (wait.c) */
     struct lc_node_sync *nsync;         /* nnodes entries */
