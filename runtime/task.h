@@ -68,8 +68,13 @@ struct lc_edge_chunk {
 struct lc_task {
     /* line 0: run and completion.  Children's completions write pending,
      * so nothing the task's own thread reads on every spawn lives here
-     * (map, nspawned, flags are on line 1). */
-    locus_task_fn fn;
+     * (map, nspawned, flags are on line 1).  The free-list link shares
+     * the first word: the worker that frees a task has just written this
+     * line (completion), so recycling it pulls no other line. */
+    union {
+        locus_task_fn fn;           /* while the task lives */
+        struct lc_task *pool_next;  /* free-list link while recycled (taskpool.h) */
+    };
     void *arg;
     struct lc_task *parent;
     struct lc_taskgroup *tg;        /* group that waits for this task (team.h), or NULL */
@@ -93,13 +98,13 @@ struct lc_task {
     struct lc_edge edges[LC_INLINE_EDGES];   /* lines 1-3 */
 
     /* line 3, after the edges.  last_pred is needed only while the task's
-     * spawner registers its dependencies, before the task can be queued;
-     * pool_next only while it is free or queued: they share a word, which
-     * makes room for an eighth inline edge (a task reading four objects and
-     * writing a fifth often has eight predecessors). */
+     * spawner registers its dependencies, before the task can be queued,
+     * qnext only while it is queued: they share a word, which makes room
+     * for an eighth inline edge (a task reading four objects and writing a
+     * fifth often has eight predecessors). */
     union {
-        struct lc_task *pool_next;  /* free-list link while recycled, queue link while queued */
         struct lc_task *last_pred;  /* spawn-time dedup of edges to one predecessor */
+        struct lc_task *qnext;      /* link in a NAFT node's inbox while queued there */
     };
     /* valid only with LC_TF_GROUPS, so that a spawn need not write it */
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */

@@ -27,7 +27,7 @@
 #include "runtime.h"
 
 /* Tasks sent to a node by workers of other nodes: a FIFO under a lock
- * (cross-node pushes are the rare case), linked through pool_next. */
+ * (cross-node pushes are the rare case), linked through qnext. */
 struct naft_inbox {
     _Alignas(LC_CACHELINE) pthread_mutex_t lock;
     struct lc_task *head, *tail;
@@ -173,10 +173,10 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
 
 static void inbox_push(struct naft_inbox *ib, struct lc_task *t)
 {
-    t->pool_next = NULL;
+    t->qnext = NULL;
     pthread_mutex_lock(&ib->lock);
     if (ib->tail)
-        ib->tail->pool_next = t;
+        ib->tail->qnext = t;
     else
         ib->head = t;
     ib->tail = t;
@@ -192,7 +192,7 @@ static struct lc_task *inbox_pop(struct naft_inbox *ib)
     pthread_mutex_lock(&ib->lock);
     struct lc_task *t = ib->head;
     if (t) {
-        ib->head = t->pool_next;
+        ib->head = t->qnext;
         if (!ib->head)
             ib->tail = NULL;
         atomic_store_explicit(&ib->size, atomic_load_explicit(&ib->size, memory_order_relaxed) - 1,
