@@ -25,7 +25,7 @@
 
 static struct lc_deque_buf *buf_alloc(int64_t cap)
 {
-    if (cap <= 0 || (uint64_t)cap > (SIZE_MAX - sizeof(struct lc_deque_buf)) / sizeof(void *))
+    if (cap <= 0 || (uint64_t)cap > (SIZE_MAX - sizeof(struct lc_deque_buf)) / sizeof(struct lc_qslot))
         return NULL;
     struct lc_deque_buf *a = malloc(sizeof(*a) + (size_t)cap * sizeof(a->slot[0]));
     if (a == NULL)
@@ -77,10 +77,10 @@ struct lc_deque_buf *lc_deque_grow(struct lc_deque *d, struct lc_deque_buf *a,
      * advancing top are copied needlessly but harmlessly.  relaxed: the
      * owner wrote these slots itself, and the release store of buf below
      * publishes the copies. */
-    for (int64_t i = t; i < b; i++)
-        atomic_store_explicit(&n->slot[i & n->mask],
-                              atomic_load_explicit(&a->slot[i & a->mask], memory_order_relaxed),
-                              memory_order_relaxed);
+    for (int64_t i = t; i < b; i++) {
+        struct lc_qitem it = lc_qslot_load(&a->slot[i & a->mask]);
+        lc_qslot_store(&n->slot[i & n->mask], &it);
+    }
     n->retired = a;
     /* release: pairs with the thief's acquire load of buf, making mask,
      * retired and the copied slots visible to any thief that sees n. */
@@ -88,8 +88,9 @@ struct lc_deque_buf *lc_deque_grow(struct lc_deque *d, struct lc_deque_buf *a,
     return n;
 }
 
-void *lc_deque_steal(struct lc_deque *d)
+struct lc_qitem lc_deque_steal(struct lc_deque *d)
 {
+    struct lc_qitem none = { NULL, NULL, NULL, 0 };
     int64_t t, b;
 #if LC_DEQUE_TSAN
     /* seq_cst loads stand for the fence below. */
@@ -107,18 +108,18 @@ void *lc_deque_steal(struct lc_deque *d)
     b = atomic_load_explicit(&d->bottom, memory_order_acquire);
 #endif
     if (t >= b)
-        return NULL;
+        return none;
     /* acquire: pairs with the release store in lc_deque_grow. */
     struct lc_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_acquire);
     /* relaxed: ordered by the acquires above; the value is only used if the
      * CAS below proves nobody took slot t meanwhile. */
-    void *x = atomic_load_explicit(&a->slot[t & a->mask], memory_order_relaxed);
+    struct lc_qitem x = lc_qslot_load(&a->slot[t & a->mask]);
     /* seq_cst as in the paper (it also releases our read of slot t to the
      * owner's acquire load of top in push); relaxed on failure, since we
      * then return nothing. */
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1,
                                                  memory_order_seq_cst,
                                                  memory_order_relaxed))
-        return NULL;
+        return none;
     return x;
 }

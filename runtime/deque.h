@@ -8,8 +8,11 @@
  * retired list until lc_deque_destroy(), so a thief never reads freed memory.
  *
  * The owner's push and pop are inline here (they run once per task); growth,
- * steal, init and destroy are out of line in deque.c.  Items are non-NULL
- * pointers: NULL is the "nothing" answer of pop and steal.
+ * steal, init and destroy are out of line in deque.c.  An item is four
+ * words (struct lc_qitem) whose first word is not NULL: an item with a NULL
+ * first word is the "nothing" answer of pop and steal.  Four words let a
+ * task without dependencies travel as (function, argument, parent) alone,
+ * with no descriptor whose cache lines would follow it to the thief.
  *
  * ThreadSanitizer does not model standalone atomic_thread_fence, so under
  * TSan (LC_DEQUE_TSAN) each fence is replaced by stronger orders on the index
@@ -39,11 +42,46 @@
 #define LC_DEQUE_TSAN 0
 #endif
 
+struct lc_qitem {
+    void *p;            /* never NULL in a queued item */
+    void *a, *b;
+    uintptr_t c;
+};
+
+/* One item's words.  Each is atomic because a thief reads a slot before
+ * its CAS on top tells it whether the slot was still its to take; a slot
+ * read torn by a wrap-around is thrown away with the failed CAS. */
+struct lc_qslot {
+    _Atomic(void *) p, a, b;
+    _Atomic uintptr_t c;
+};
+
 struct lc_deque_buf {
     int64_t mask;                      /* capacity - 1, capacity a power of two */
     struct lc_deque_buf *retired;      /* older buffer kept alive for thieves */
-    _Atomic(void *) slot[];
+    struct lc_qslot slot[];
 };
+
+static inline void lc_qslot_store(struct lc_qslot *s, const struct lc_qitem *it)
+{
+    /* relaxed: published by the release that follows (push, grow) */
+    atomic_store_explicit(&s->p, it->p, memory_order_relaxed);
+    atomic_store_explicit(&s->a, it->a, memory_order_relaxed);
+    atomic_store_explicit(&s->b, it->b, memory_order_relaxed);
+    atomic_store_explicit(&s->c, it->c, memory_order_relaxed);
+}
+
+static inline struct lc_qitem lc_qslot_load(struct lc_qslot *s)
+{
+    /* relaxed: ordered by the acquires before the call */
+    struct lc_qitem it = {
+        atomic_load_explicit(&s->p, memory_order_relaxed),
+        atomic_load_explicit(&s->a, memory_order_relaxed),
+        atomic_load_explicit(&s->b, memory_order_relaxed),
+        atomic_load_explicit(&s->c, memory_order_relaxed),
+    };
+    return it;
+}
 
 /* top and bottom on their own lines: thieves hammer top with CAS while the
  * owner writes bottom on every push and pop.  buf shares bottom's line; it
@@ -70,13 +108,13 @@ void lc_deque_destroy(struct lc_deque *d);
 struct lc_deque_buf *lc_deque_grow(struct lc_deque *d, struct lc_deque_buf *a,
                                    int64_t t, int64_t b);
 
-/* Any thread.  The oldest item, or NULL when empty or when the race for the
- * last item was lost (the caller simply tries elsewhere). */
-void *lc_deque_steal(struct lc_deque *d);
+/* Any thread.  The oldest item, or p NULL when empty or when the race for
+ * the last item was lost (the caller simply tries elsewhere). */
+struct lc_qitem lc_deque_steal(struct lc_deque *d);
 
-/* Owner only.  item must not be NULL.  0, or -ENOMEM when the buffer had to
- * grow and could not (the deque is then unchanged). */
-static inline int lc_deque_push_owner(struct lc_deque *d, void *item)
+/* Owner only.  item->p must not be NULL.  0, or -ENOMEM when the buffer had
+ * to grow and could not (the deque is then unchanged). */
+static inline int lc_deque_push_owner(struct lc_deque *d, const struct lc_qitem *item)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     /* relaxed: only the owner (this thread) ever stores buf. */
@@ -97,7 +135,7 @@ static inline int lc_deque_push_owner(struct lc_deque *d, void *item)
                 return -ENOMEM;
         }
     }
-    atomic_store_explicit(&a->slot[b & a->mask], item, memory_order_relaxed);
+    lc_qslot_store(&a->slot[b & a->mask], item);
 #if LC_DEQUE_TSAN
     /* Stands for the fence below: publishes the slot (and a grown buf). */
     atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
@@ -110,9 +148,10 @@ static inline int lc_deque_push_owner(struct lc_deque *d, void *item)
     return 0;
 }
 
-/* Owner only.  The newest item, or NULL when empty. */
-static inline void *lc_deque_pop_owner(struct lc_deque *d)
+/* Owner only.  The newest item, or p NULL when empty. */
+static inline struct lc_qitem lc_deque_pop_owner(struct lc_deque *d)
 {
+    struct lc_qitem x = { NULL, NULL, NULL, 0 };
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     /* Early out, not in the paper: top only grows, so a stale top that
      * already reaches bottom proves the deque empty, and an idle owner
@@ -126,7 +165,7 @@ static inline void *lc_deque_pop_owner(struct lc_deque *d)
          * the next spawns run inline (lc_backlog_own) with nobody behind */
         d->top_seen = t;
         d->stale_ok = 0;
-        return NULL;
+        return x;
     }
 
     b -= 1;
@@ -143,16 +182,15 @@ static inline void *lc_deque_pop_owner(struct lc_deque *d)
     atomic_thread_fence(memory_order_seq_cst);
     t = atomic_load_explicit(&d->top, memory_order_relaxed);
 #endif
-    void *x = NULL;
     if (t <= b) {
-        x = atomic_load_explicit(&a->slot[b & a->mask], memory_order_relaxed);
+        x = lc_qslot_load(&a->slot[b & a->mask]);
         if (t == b) {
             /* Last item: race the thieves for it on top.  seq_cst as in the
              * paper; relaxed on failure, since we then return nothing. */
             if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1,
                                                          memory_order_seq_cst,
                                                          memory_order_relaxed))
-                x = NULL;
+                x.p = NULL;
             /* relaxed: only the owner writes bottom, thieves see top == b+1. */
             atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
         }

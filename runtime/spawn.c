@@ -5,7 +5,9 @@
  * the worker's pool, one hash lookup per exact-match dependency, one
  * atomic per predecessor edge and one to release the spawn guard.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@
 #include "mem.h"
 #include "runtime.h"
 #include "policy.h"
+#include "steal.h"
 #include "taskpool.h"
 #include "team.h"
 
@@ -81,6 +84,47 @@ static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, 
     return 0;
 }
 
+/* The fields of a task that is ready when created, with no dependencies
+ * (its arg and flags are the caller's). */
+static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_task *parent,
+                              struct lc_taskgroup *tg)
+{
+    t->fn = fn;
+    t->parent = parent;
+    t->tg = tg;
+    t->map = NULL;
+    t->more = NULL;
+    t->nedges = 0;
+    t->maprefs = 0;
+    t->nspawned = 0;
+    t->node = -1;
+    t->loc = NULL;
+    atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
+    atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
+    atomic_store_explicit(&t->npreds, 0, memory_order_relaxed);
+}
+
+struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it)
+{
+    struct lc_task *t = lc_task_alloc(&w->pool, &w->rt->gpool);
+    if (__builtin_expect(!t, 0)) {
+        /* Out of memory: the task goes back on w's deque (room is certain
+         * after w's own pop) for whoever next has a descriptor to spare.
+         * Only if that fails too, wait here for memory: the task was
+         * accepted, so it must run. */
+        if (lc_deque_push_owner(&w->dq, it) == 0)
+            return NULL;
+        while (!(t = lc_task_alloc(&w->pool, &w->rt->gpool)))
+            sched_yield();
+    }
+    t->flags = 0;
+    t->arg = it->a;
+    init_ready(t, (locus_task_fn)it->p, it->b, NULL);
+    return t;
+}
+
 /*
  * Registration ran out of memory part-way: t may be known for some of its
  * ranges only.  Serialise instead: wait until every earlier sibling is
@@ -114,11 +158,22 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
     struct lc_task *parent = w->cur;
+    int now = 0;
+    if (ndeps == 0) {
+        if (sched->backlog(w)) {
+            now = 1;
+        } else if (arg_size == 0 && !lc_task_open_group(parent)) {
+            /* queued as (fn, arg, parent): its taker makes the descriptor */
+            parent->nspawned++;
+            if (__builtin_expect(sched->push_light(w, fn, (void *)arg, parent) == 0, 1))
+                goto spawned;
+            parent->nspawned--;   /* no room in the queue: the ordinary way */
+        }
+    }
     struct lc_task *t = lc_task_alloc(&w->pool, &rt->gpool);
     if (__builtin_expect(!t, 0))
         return lc_error(-ENOMEM, "locus_spawn: out of memory for a task descriptor");
-
-    if (ndeps == 0 && sched->backlog(w))
+    if (now)
         return run_inline(w, t, fn, (void *)arg);
 
     t->flags = 0;
@@ -138,29 +193,17 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
         t->arg = copy;
         t->flags = LC_TF_HEAPARG;
     }
-    t->fn = fn;
-    t->parent = parent;
-    t->map = NULL;
+    struct lc_taskgroup *tg = lc_task_open_group(parent);
+    init_ready(t, fn, parent, tg);
     t->last_pred = NULL;
-    t->more = NULL;
-    t->nedges = 0;
-    t->maprefs = 0;
-    t->nspawned = 0;
-    t->node = -1;
-    t->loc = NULL;
-    if ((t->tg = lc_task_open_group(parent)))
-        lc_taskgroup_add(t->tg);
-    atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
-    atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
+    if (tg)
+        lc_taskgroup_add(tg);
     if (rt->track && ndeps)
         lc_locality_spawn(w, t, deps, ndeps);
     else if (ndeps)   /* one node: every byte is local */
         lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
 
     if (ndeps == 0) {
-        atomic_store_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
-        atomic_store_explicit(&t->npreds, 0, memory_order_relaxed);
         parent->nspawned++;
         sched->push(w, t);
     } else {
@@ -191,6 +234,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
         }
     }
 
+spawned:
     if (__builtin_expect((parent->nspawned & (LC_THROTTLE_CHECK - 1)) == 0, 0)
         && lc_task_outstanding(parent) > (int64_t)rt->opt.throttle)
         lc_wait_children(w, parent, rt->opt.throttle / 2);

@@ -231,7 +231,8 @@ static void naft_push(struct lc_worker *w, struct lc_task *t)
 
     struct naft *s = rt->sched_data;
     if (node < 0 || node == w->node) {
-        if (__builtin_expect(lc_deque_push_owner(&w->dq, t) < 0, 0)) {
+        struct lc_qitem it = lc_qitem_task(t);
+        if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0)) {
             lc_execute(w, t);   /* the deque could not grow: t is ready, so run it now */
             return;
         }
@@ -256,9 +257,21 @@ static struct lc_task *take_from_node(struct lc_worker *w, struct naft *s, int n
     return lc_steal_from(w, nd->workers, nd->nworkers, n);
 }
 
+/* A light task has no dependencies, so no node: it stays on its spawner's
+ * deque like any task of node -1. */
+static int naft_push_light(struct lc_worker *w, locus_task_fn fn, void *arg,
+                           struct lc_task *parent)
+{
+    struct lc_qitem it = { (void *)fn, arg, parent, LC_QI_LIGHT };
+    if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0))
+        return -ENOMEM;
+    naft_notify(w->rt, w->rt->sched_data, w->node);
+    return 0;
+}
+
 static struct lc_task *naft_pop(struct lc_worker *w)
 {
-    struct lc_task *t = lc_deque_pop_owner(&w->dq);
+    struct lc_task *t = lc_pop_own(w);
     if (t)
         return t;
     struct lc_runtime *rt = w->rt;
@@ -290,6 +303,7 @@ const struct lc_sched_ops lc_sched_naft = {
     .fini = naft_fini,
     .place = naft_place,
     .push = naft_push,
+    .push_light = naft_push_light,
     .pop = naft_pop,
     .run_here = naft_run_here,
     .backlog = lc_backlog_own,

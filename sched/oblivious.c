@@ -62,7 +62,7 @@ static void obl_push(struct lc_worker *w, struct lc_task *t)
 
 static struct lc_task *obl_pop(struct lc_worker *w)
 {
-    struct lc_task *t = lc_deque_pop_owner(&w->dq);
+    struct lc_task *t = lc_pop_own(w);
     if (t)
         return t;
     struct obl *s = w->rt->sched_data;
@@ -77,6 +77,7 @@ const struct lc_sched_ops lc_sched_oblivious = {
     .fini = obl_fini,
     .place = NULL,
     .push = obl_push,
+    .push_light = lc_push_light,
     .pop = obl_pop,
     .run_here = NULL,
     .backlog = lc_backlog_own,

@@ -39,6 +39,10 @@ struct lc_sched_ops {
     void (*place)(struct lc_worker *w, struct lc_task *t, const struct lc_placement *pl);
     /* t is ready: queue it. */
     void (*push)(struct lc_worker *w, struct lc_task *t);
+    /* A ready task without dependencies and without a descriptor (fn, arg,
+     * parent; see lc_push_light): queue it.  0, or -ENOMEM when it could
+     * not be queued (the spawner then makes it an ordinary task). */
+    int (*push_light)(struct lc_worker *w, locus_task_fn fn, void *arg, struct lc_task *parent);
     /* The next task for w (its own queue first, then stealing as the policy
      * allows), or NULL. */
     struct lc_task *(*pop)(struct lc_worker *w);

@@ -13,11 +13,36 @@
 #include "rng.h"
 #include "runtime.h"
 
+/* Deque items: a task descriptor, or a light task (a ready task without
+ * dependencies or argument copy, queued as fn, arg, parent: whoever takes
+ * it builds its descriptor from its own pool, so a thief moves one deque
+ * slot instead of the descriptor's lines there and back). */
+#define LC_QI_LIGHT 1u
+
+static inline struct lc_qitem lc_qitem_task(struct lc_task *t)
+{
+    struct lc_qitem it = { t, NULL, NULL, 0 };
+    return it;
+}
+
+/* spawn.c: the descriptor of a light task taken by w, or NULL when memory
+ * is exhausted and the item went back on w's deque. */
+struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it);
+
+/* The task an item taken from a deque stands for (NULL for "nothing"). */
+static inline struct lc_task *lc_qitem_open(struct lc_worker *w, const struct lc_qitem *it)
+{
+    if (__builtin_expect(it->c & LC_QI_LIGHT, 0))
+        return lc_light_open(w, it);
+    return it->p;
+}
+
 /* Queues a ready task on w's own deque; any: workers of every node may
  * take it (else only w's node's). */
 static inline void lc_push_own(struct lc_worker *w, struct lc_task *t, int any)
 {
-    if (__builtin_expect(lc_deque_push_owner(&w->dq, t) < 0, 0)) {
+    struct lc_qitem it = lc_qitem_task(t);
+    if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0)) {
         lc_execute(w, t);   /* the deque could not grow: t is ready, so run it now */
         return;
     }
@@ -45,8 +70,8 @@ static inline struct lc_task *lc_steal_from(struct lc_worker *w, const int *vict
         struct lc_deque *d = &rt->workers[v].dq;
         if (!lc_may_steal(w, lc_deque_size(d)))
             continue;
-        struct lc_task *t = lc_deque_steal(d);
-        if (!t)
+        struct lc_qitem it = lc_deque_steal(d);
+        if (!it.p)
             continue;
         lc_stat_add(&w->stats.steals[rt->topo.nnodes == 1 ? LC_DIST_LOCAL
                     : lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
@@ -59,9 +84,29 @@ static inline struct lc_task *lc_steal_from(struct lc_worker *w, const int *vict
             else
                 lc_notify_any(rt, w->node);
         }
-        return t;
+        struct lc_task *t = lc_qitem_open(w, &it);
+        if (t)
+            return t;
     }
     return NULL;
+}
+
+/* Queues a light task on w's own deque (any node's workers may take it). */
+static inline int lc_push_light(struct lc_worker *w, locus_task_fn fn, void *arg,
+                                struct lc_task *parent)
+{
+    struct lc_qitem it = { (void *)fn, arg, parent, LC_QI_LIGHT };
+    if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0))
+        return -ENOMEM;
+    lc_notify_own(w->rt, w->node, 1);
+    return 0;
+}
+
+/* The owner's pop of its own deque. */
+static inline struct lc_task *lc_pop_own(struct lc_worker *w)
+{
+    struct lc_qitem it = lc_deque_pop_owner(&w->dq);
+    return it.p ? lc_qitem_open(w, &it) : NULL;
 }
 
 /* Queue length past which a spawner runs dependency-free tasks itself:

@@ -1,7 +1,8 @@
 /*
  * test_deque.c - unit and stress tests of the Chase-Lev deque (runtime/deque.c):
  * LIFO pop and FIFO steal order, empty answers, growth, size estimate, and a
- * concurrent owner-versus-thieves run checking each item is taken exactly once.
+ * concurrent owner-versus-thieves run checking each item is taken exactly once
+ * and whole (all four words of it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,27 +20,60 @@
 
 #include "deque.h"
 
-/* Items are 1-based indices cast to pointers: NULL means "nothing". */
+/* Items are 1-based indices cast to pointers: NULL means "nothing".  The
+ * other three words of an item are derived from the same index, so an item
+ * whose words do not belong together (a torn read) is noticed. */
 #define ITEM(i) ((void *)(uintptr_t)((i) + 1))
 #define INDEX(p) ((int64_t)(uintptr_t)(p) - 1)
+
+static int push(struct lc_deque *d, int64_t i)
+{
+    struct lc_qitem it = { ITEM(i), (void *)(uintptr_t)(3 * i + 1), (void *)(uintptr_t)(5 * i + 2),
+                           (uintptr_t)(7 * i + 3) };
+    return lc_deque_push_owner(d, &it);
+}
+
+/* The item's first word, after checking the other three match it. */
+static void *whole(struct lc_qitem it)
+{
+    if (it.p == NULL)
+        return NULL;
+    int64_t i = INDEX(it.p);
+    if (it.a != (void *)(uintptr_t)(3 * i + 1) || it.b != (void *)(uintptr_t)(5 * i + 2)
+        || it.c != (uintptr_t)(7 * i + 3)) {
+        fprintf(stderr, "item %lld came back torn\n", (long long)i);
+        abort();  /* a test, not library code; also called from thief threads */
+    }
+    return it.p;
+}
+
+static void *pop(struct lc_deque *d)
+{
+    return whole(lc_deque_pop_owner(d));
+}
+
+static void *steal(struct lc_deque *d)
+{
+    return whole(lc_deque_steal(d));
+}
 
 static void test_empty(void **state)
 {
     (void)state;
     struct lc_deque d;
     assert_int_equal(lc_deque_init(&d, 4), 0);
-    assert_null(lc_deque_pop_owner(&d));
-    assert_null(lc_deque_steal(&d));
+    assert_null(pop(&d));
+    assert_null(steal(&d));
     assert_int_equal(lc_deque_size(&d), 0);
     /* Emptied by pop, then by steal: both still answer NULL. */
-    assert_int_equal(lc_deque_push_owner(&d, ITEM(0)), 0);
-    assert_ptr_equal(lc_deque_pop_owner(&d), ITEM(0));
-    assert_null(lc_deque_pop_owner(&d));
-    assert_null(lc_deque_steal(&d));
-    assert_int_equal(lc_deque_push_owner(&d, ITEM(1)), 0);
-    assert_ptr_equal(lc_deque_steal(&d), ITEM(1));
-    assert_null(lc_deque_steal(&d));
-    assert_null(lc_deque_pop_owner(&d));
+    assert_int_equal(push(&d, 0), 0);
+    assert_ptr_equal(pop(&d), ITEM(0));
+    assert_null(pop(&d));
+    assert_null(steal(&d));
+    assert_int_equal(push(&d, 1), 0);
+    assert_ptr_equal(steal(&d), ITEM(1));
+    assert_null(steal(&d));
+    assert_null(pop(&d));
     assert_int_equal(lc_deque_size(&d), 0);
     lc_deque_destroy(&d);
 }
@@ -53,10 +87,10 @@ static void test_init_bounds(void **state)
     /* One slot to start with: every second push grows. */
     assert_int_equal(lc_deque_init(&d, 0), 0);
     for (int i = 0; i < 5; i++)
-        assert_int_equal(lc_deque_push_owner(&d, ITEM(i)), 0);
+        assert_int_equal(push(&d, i), 0);
     for (int i = 4; i >= 0; i--)
-        assert_ptr_equal(lc_deque_pop_owner(&d), ITEM(i));
-    assert_null(lc_deque_pop_owner(&d));
+        assert_ptr_equal(pop(&d), ITEM(i));
+    assert_null(pop(&d));
     lc_deque_destroy(&d);
 }
 
@@ -66,10 +100,10 @@ static void test_lifo_pop(void **state)
     struct lc_deque d;
     assert_int_equal(lc_deque_init(&d, 4), 0);
     for (int i = 0; i < 10; i++)
-        assert_int_equal(lc_deque_push_owner(&d, ITEM(i)), 0);
+        assert_int_equal(push(&d, i), 0);
     for (int i = 9; i >= 0; i--)
-        assert_ptr_equal(lc_deque_pop_owner(&d), ITEM(i));
-    assert_null(lc_deque_pop_owner(&d));
+        assert_ptr_equal(pop(&d), ITEM(i));
+    assert_null(pop(&d));
     lc_deque_destroy(&d);
 }
 
@@ -79,21 +113,21 @@ static void test_fifo_steal(void **state)
     struct lc_deque d;
     assert_int_equal(lc_deque_init(&d, 4), 0);
     for (int i = 0; i < 10; i++)
-        assert_int_equal(lc_deque_push_owner(&d, ITEM(i)), 0);
+        assert_int_equal(push(&d, i), 0);
     for (int i = 0; i < 10; i++)
-        assert_ptr_equal(lc_deque_steal(&d), ITEM(i));
-    assert_null(lc_deque_steal(&d));
+        assert_ptr_equal(steal(&d), ITEM(i));
+    assert_null(steal(&d));
     /* Mixed: steal takes the oldest, pop the newest. */
     for (int i = 0; i < 6; i++)
-        assert_int_equal(lc_deque_push_owner(&d, ITEM(i)), 0);
-    assert_ptr_equal(lc_deque_steal(&d), ITEM(0));
-    assert_ptr_equal(lc_deque_pop_owner(&d), ITEM(5));
-    assert_ptr_equal(lc_deque_steal(&d), ITEM(1));
-    assert_ptr_equal(lc_deque_pop_owner(&d), ITEM(4));
-    assert_ptr_equal(lc_deque_pop_owner(&d), ITEM(3));
-    assert_ptr_equal(lc_deque_steal(&d), ITEM(2));
-    assert_null(lc_deque_steal(&d));
-    assert_null(lc_deque_pop_owner(&d));
+        assert_int_equal(push(&d, i), 0);
+    assert_ptr_equal(steal(&d), ITEM(0));
+    assert_ptr_equal(pop(&d), ITEM(5));
+    assert_ptr_equal(steal(&d), ITEM(1));
+    assert_ptr_equal(pop(&d), ITEM(4));
+    assert_ptr_equal(pop(&d), ITEM(3));
+    assert_ptr_equal(steal(&d), ITEM(2));
+    assert_null(steal(&d));
+    assert_null(pop(&d));
     lc_deque_destroy(&d);
 }
 
@@ -106,23 +140,23 @@ static void test_growth(void **state)
     /* Advance top first so the live range wraps around the initial buffer
      * when it grows. */
     for (int i = 0; i < 3; i++)
-        assert_int_equal(lc_deque_push_owner(&d, ITEM(1000000 + i)), 0);
+        assert_int_equal(push(&d, 1000000 + i), 0);
     for (int i = 0; i < 3; i++)
-        assert_ptr_equal(lc_deque_steal(&d), ITEM(1000000 + i));
+        assert_ptr_equal(steal(&d), ITEM(1000000 + i));
     for (int i = 0; i < N; i++)
-        assert_int_equal(lc_deque_push_owner(&d, ITEM(i)), 0);
+        assert_int_equal(push(&d, i), 0);
     assert_int_equal(lc_deque_size(&d), N);
     struct lc_deque_buf *a = atomic_load_explicit(&d.buf, memory_order_relaxed);
     assert_true(a->mask + 1 >= N);
     assert_non_null(a->retired);
     /* Oldest half by steal in order, newest half by pop in reverse. */
     for (int i = 0; i < N / 2; i++)
-        assert_ptr_equal(lc_deque_steal(&d), ITEM(i));
+        assert_ptr_equal(steal(&d), ITEM(i));
     assert_int_equal(lc_deque_size(&d), N - N / 2);
     for (int i = N - 1; i >= N / 2; i--)
-        assert_ptr_equal(lc_deque_pop_owner(&d), ITEM(i));
-    assert_null(lc_deque_pop_owner(&d));
-    assert_null(lc_deque_steal(&d));
+        assert_ptr_equal(pop(&d), ITEM(i));
+    assert_null(pop(&d));
+    assert_null(steal(&d));
     lc_deque_destroy(&d);
 }
 
@@ -133,17 +167,17 @@ static void test_size(void **state)
     assert_int_equal(lc_deque_init(&d, 3), 0);
     assert_int_equal(lc_deque_size(&d), 0);
     for (int i = 0; i < 20; i++) {
-        assert_int_equal(lc_deque_push_owner(&d, ITEM(i)), 0);
+        assert_int_equal(push(&d, i), 0);
         assert_int_equal(lc_deque_size(&d), i + 1);
     }
-    assert_non_null(lc_deque_steal(&d));
+    assert_non_null(steal(&d));
     assert_int_equal(lc_deque_size(&d), 19);
-    assert_non_null(lc_deque_pop_owner(&d));
+    assert_non_null(pop(&d));
     assert_int_equal(lc_deque_size(&d), 18);
-    while (lc_deque_pop_owner(&d) != NULL)
+    while (pop(&d) != NULL)
         ;
     assert_int_equal(lc_deque_size(&d), 0);
-    assert_null(lc_deque_pop_owner(&d));  /* pop on empty leaves size at 0 */
+    assert_null(pop(&d));  /* pop on empty leaves size at 0 */
     assert_int_equal(lc_deque_size(&d), 0);
     lc_deque_destroy(&d);
 }
@@ -183,7 +217,7 @@ static void *thief(void *p)
     /* acquire on done: not needed for correctness (join orders everything),
      * but keeps the exit condition honest. */
     while (!atomic_load_explicit(&s->done, memory_order_acquire)) {
-        void *x = lc_deque_steal(&s->d);
+        void *x = steal(&s->d);
         if (x != NULL) {
             take(s, x);
             got++;
@@ -236,10 +270,10 @@ static void test_stress(void **state)
     for (int64_t i = 0; i < n;) {
         int64_t burst = 1 + (int64_t)(xorshift(&rng) % 64);
         for (int64_t j = 0; j < burst && i < n; j++, i++)
-            assert_int_equal(lc_deque_push_owner(&s->d, ITEM(i)), 0);
+            assert_int_equal(push(&s->d, i), 0);
         int64_t pops = (int64_t)(xorshift(&rng) % (uint64_t)(burst + 1));
         for (int64_t j = 0; j < pops; j++) {
-            void *x = lc_deque_pop_owner(&s->d);
+            void *x = pop(&s->d);
             if (x == NULL)
                 break;
             take(s, x);
@@ -248,7 +282,7 @@ static void test_stress(void **state)
     }
     /* Drain: a NULL pop means empty (a lost last-item race means a thief
      * took it), and only the owner pushes, so it stays empty. */
-    for (void *x; (x = lc_deque_pop_owner(&s->d)) != NULL;) {
+    for (void *x; (x = pop(&s->d)) != NULL;) {
         take(s, x);
         popped++;
     }

@@ -1,0 +1,193 @@
+/*
+ * test_light.c - light tasks: a ready task spawned without dependencies
+ * and without an argument copy is queued as (fn, arg, parent) and gets its
+ * descriptor from the worker that takes it (runtime/spawn.c,
+ * sched/steal.h).  Checks the descriptor so built, what happens when there
+ * is no memory for it (the task is queued again, nothing lost), and light
+ * tasks that spawn and wait for children of their own on 1, 2 and 8
+ * workers.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "deque.h"
+#include "locus.h"
+#include "mem.h"
+#include "runtime.h"
+#include "steal.h"
+#include "taskpool.h"
+
+static void nop(void *arg)
+{
+    (void)arg;
+}
+
+/* ---- the taker's side, on a worker of our own ---- */
+
+static void test_open_builds_descriptor(void **state)
+{
+    (void)state;
+    static struct lc_runtime rt;
+    static struct lc_worker wk;
+    static struct lc_task parent;
+    int x;
+    memset(&rt, 0, sizeof rt);
+    memset(&wk, 0, sizeof wk);
+    assert_int_equal(lc_taskpool_global_init(&rt.gpool), 0);
+    wk.rt = &rt;
+    assert_int_equal(lc_deque_init(&wk.dq, 2), 0);
+
+    struct lc_qitem it = { (void *)nop, &x, &parent, LC_QI_LIGHT };
+    struct lc_task *t = lc_qitem_open(&wk, &it);
+    assert_non_null(t);
+    assert_ptr_equal(t->fn, nop);
+    assert_ptr_equal(t->arg, &x);
+    assert_ptr_equal(t->parent, &parent);
+    assert_null(t->tg);
+    assert_null(t->map);
+    assert_int_equal(t->nspawned, 0);
+    assert_int_equal(t->flags, 0);
+    assert_int_equal(atomic_load(&t->npreds), 0);
+    assert_true(atomic_load(&t->pending) == LC_BIAS);
+    assert_int_equal(atomic_load(&t->state), LC_ST_UNMAPPED);   /* in no map */
+    assert_null(atomic_load(&t->succ));
+    /* a descriptor item is passed through as it is */
+    struct lc_qitem dt = lc_qitem_task(t);
+    assert_ptr_equal(lc_qitem_open(&wk, &dt), t);
+    lc_task_release(&wk.pool, &rt.gpool, t);
+
+    lc_deque_destroy(&wk.dq);
+    wk.pool.head = NULL;
+    lc_taskpool_global_fini(&rt.gpool);
+}
+
+static void test_open_without_memory_requeues(void **state)
+{
+    (void)state;
+    static struct lc_runtime rt;
+    static struct lc_worker wk;
+    static struct lc_task parent;
+    int x;
+    memset(&rt, 0, sizeof rt);
+    memset(&wk, 0, sizeof wk);
+    assert_int_equal(lc_taskpool_global_init(&rt.gpool), 0);
+    wk.rt = &rt;
+    assert_int_equal(lc_deque_init(&wk.dq, 2), 0);
+
+    /* empty pools: the descriptor needs a new slab, and that fails */
+    struct lc_qitem it = { (void *)nop, &x, &parent, LC_QI_LIGHT };
+    lc_mem_fail_after(1);
+    assert_null(lc_qitem_open(&wk, &it));
+    lc_mem_fail_after(0);
+    /* the task is back on the worker's deque, whole */
+    assert_int_equal(lc_deque_size(&wk.dq), 1);
+    struct lc_qitem back = lc_deque_pop_owner(&wk.dq);
+    assert_ptr_equal(back.p, (void *)nop);
+    assert_ptr_equal(back.a, &x);
+    assert_ptr_equal(back.b, &parent);
+    assert_int_equal(back.c, LC_QI_LIGHT);
+    /* with memory again it opens */
+    struct lc_task *t = lc_qitem_open(&wk, &back);
+    assert_non_null(t);
+    assert_ptr_equal(t->arg, &x);
+    lc_task_release(&wk.pool, &rt.gpool, t);
+
+    lc_deque_destroy(&wk.dq);
+    wk.pool.head = NULL;
+    lc_taskpool_global_fini(&rt.gpool);
+}
+
+/* ---- through the API ---- */
+
+enum { OUTER = 64, INNER = 16 };
+
+struct outer {
+    long chain[INNER];      /* filled by a dependent chain of grandchildren */
+    long sum;               /* what the task found after its taskwait */
+};
+
+static struct outer outers[OUTER];
+static atomic_long leaves;
+static atomic_int failures;   /* task bodies run on workers: no cmocka asserts there */
+
+static void leaf(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&leaves, 1);
+}
+
+struct link { long *cell; long v; };
+
+static void chain_step(void *arg)
+{
+    struct link *l = arg;
+    l->cell[0] = (l->v ? l->cell[-1] : 0) + l->v;   /* needs the step before it */
+}
+
+/* A light task (spawned with arg_size 0) that spawns light children and a
+ * chain of dependent ones, then waits for them: its descriptor, built by
+ * whichever worker took it, must carry its children and its taskwait. */
+static void outer_body(void *arg)
+{
+    struct outer *o = arg;
+    for (int i = 0; i < INNER; i++)
+        if (locus_spawn(leaf, NULL, 0, NULL, 0) != 0)
+            atomic_fetch_add(&failures, 1);
+    for (long i = 0; i < INNER; i++) {
+        struct link l = { &o->chain[i], i + 1 };
+        locus_dep_t d[2] = { LOCUS_OUT(&o->chain[i], sizeof(long)),
+                             LOCUS_IN(&o->chain[i ? i - 1 : 0], sizeof(long)) };
+        if (locus_spawn(chain_step, &l, sizeof l, d, i ? 2 : 1) != 0)
+            atomic_fetch_add(&failures, 1);
+    }
+    if (locus_taskwait() != 0)
+        atomic_fetch_add(&failures, 1);
+    o->sum = o->chain[INNER - 1];
+}
+
+static void run_tree(const char *threads, const char *regime)
+{
+    setenv("LOCUS_THREADS", threads, 1);
+    setenv("LOCUS_REGIME", regime, 1);
+    assert_int_equal(locus_init(), 0);
+    memset(outers, 0, sizeof outers);
+    atomic_store(&leaves, 0);
+    atomic_store(&failures, 0);
+    for (int i = 0; i < OUTER; i++)
+        assert_int_equal(locus_spawn(outer_body, &outers[i], 0, NULL, 0), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(atomic_load(&failures), 0);
+    assert_int_equal(atomic_load(&leaves), OUTER * INNER);
+    for (int i = 0; i < OUTER; i++)
+        assert_int_equal(outers[i].sum, INNER * (INNER + 1) / 2);   /* 1 + 2 + ... + 16 */
+    assert_int_equal(locus_finalize(), 0);
+    unsetenv("LOCUS_THREADS");
+    unsetenv("LOCUS_REGIME");
+}
+
+static void test_nested_light_tasks(void **state)
+{
+    (void)state;
+    const char *threads[] = { "1", "2", "8" };
+    const char *regimes[] = { "dft", "naft" };
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 3; k++)
+            run_tree(threads[k], regimes[r]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open_builds_descriptor),
+        cmocka_unit_test(test_open_without_memory_requeues),
+        cmocka_unit_test(test_nested_light_tasks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
