@@ -5,7 +5,6 @@
  * the worker's pool, one hash lookup per exact-match dependency, one
  * atomic per predecessor edge and one to release the spawn guard.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
 #include <stdint.h>

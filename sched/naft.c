@@ -262,8 +262,7 @@ static struct lc_task *take_from_node(struct lc_worker *w, struct naft *s, int n
 static int naft_push_light(struct lc_worker *w, locus_task_fn fn, void *arg,
                            struct lc_task *parent)
 {
-    struct lc_qitem it = { (void *)fn, arg, parent, LC_QI_LIGHT };
-    if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0))
+    if (__builtin_expect(lc_queue_light(w, fn, arg, parent) < 0, 0))
         return -ENOMEM;
     naft_notify(w->rt, w->rt->sched_data, w->node);
     return 0;

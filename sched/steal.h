@@ -91,12 +91,19 @@ static inline struct lc_task *lc_steal_from(struct lc_worker *w, const int *vict
     return NULL;
 }
 
+/* Puts a light task on w's own deque without waking anyone: 0 or -ENOMEM. */
+static inline int lc_queue_light(struct lc_worker *w, locus_task_fn fn, void *arg,
+                                 struct lc_task *parent)
+{
+    struct lc_qitem it = { (void *)fn, arg, parent, LC_QI_LIGHT };
+    return lc_deque_push_owner(&w->dq, &it);
+}
+
 /* Queues a light task on w's own deque (any node's workers may take it). */
 static inline int lc_push_light(struct lc_worker *w, locus_task_fn fn, void *arg,
                                 struct lc_task *parent)
 {
-    struct lc_qitem it = { (void *)fn, arg, parent, LC_QI_LIGHT };
-    if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0))
+    if (__builtin_expect(lc_queue_light(w, fn, arg, parent) < 0, 0))
         return -ENOMEM;
     lc_notify_own(w->rt, w->node, 1);
     return 0;
