@@ -123,12 +123,13 @@ static void leaf(void *arg)
     atomic_fetch_add(&leaves, 1);
 }
 
-struct link { long *cell; long v; };
+struct link { long *cell; long i; };
 
+/* chain[i] = chain[i - 1] + i + 1: needs the step before it */
 static void chain_step(void *arg)
 {
     struct link *l = arg;
-    l->cell[0] = (l->v ? l->cell[-1] : 0) + l->v;   /* needs the step before it */
+    l->cell[0] = (l->i ? l->cell[-1] : 0) + l->i + 1;
 }
 
 /* A light task (spawned with arg_size 0) that spawns light children and a
@@ -141,7 +142,7 @@ static void outer_body(void *arg)
         if (locus_spawn(leaf, NULL, 0, NULL, 0) != 0)
             atomic_fetch_add(&failures, 1);
     for (long i = 0; i < INNER; i++) {
-        struct link l = { &o->chain[i], i + 1 };
+        struct link l = { &o->chain[i], i };
         locus_dep_t d[2] = { LOCUS_OUT(&o->chain[i], sizeof(long)),
                              LOCUS_IN(&o->chain[i ? i - 1 : 0], sizeof(long)) };
         if (locus_spawn(chain_step, &l, sizeof l, d, i ? 2 : 1) != 0)
