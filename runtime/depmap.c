@@ -162,27 +162,15 @@ static int group_all_complete(const struct lc_group *g)
     return 1;
 }
 
-/* Links t behind every member of g; adds the edges made to *nlinked. */
-static int group_link(struct lc_worker *w, const struct lc_group *g, struct lc_task *t,
-                      uint32_t *nlinked)
-{
-    for (uint32_t i = 0; i < g->n; i++) {
-        int r = lc_edge_link(w, t, g->v[i]);
-        if (r < 0)
-            return r;
-        *nlinked += (uint32_t)r;
-    }
-    return 0;
-}
-
 /*
- * group_link for the group before a joining reader (or concurrent writer):
- * a member found complete is dropped as it is seen, so the next readers of
- * the segment do not each look at the same finished writer again (a read
- * of a line another core wrote when it completed that task).
+ * Links t behind every member of g; adds the edges made to *nlinked.  A
+ * member found complete is dropped as it is seen: it orders nothing, and
+ * the next task linked behind the group (the next reader of a segment,
+ * after the writer before them) need not read that finished task's line
+ * again, a line another core wrote when it completed the task.
  */
-static int group_link_prune(struct lc_worker *w, struct lc_group *g, struct lc_task *t,
-                            uint32_t *nlinked)
+static int group_link(struct lc_worker *w, struct lc_group *g, struct lc_task *t,
+                      uint32_t *nlinked)
 {
     uint32_t k = 0, i;
     int r = 0;
@@ -446,7 +434,7 @@ static int seg_access(struct lc_worker *w, struct lc_seg *s, struct lc_task *t,
     if (kind != G_WRITE && s->kind == kind) {
         if ((r = group_reserve_one(w, &s->cur)) < 0)
             return r;
-        if ((r = group_link_prune(w, &s->prev, t, nlinked)) < 0)
+        if ((r = group_link(w, &s->prev, t, nlinked)) < 0)
             return r;
         map_ref(t);
         s->cur.v[s->cur.n++] = t;
