@@ -55,34 +55,6 @@ static int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total)
     return 0;
 }
 
-/* Runs a dependency-free task at once on w, as its own task (so its
- * children and taskwait behave as usual). */
-static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, void *arg)
-{
-    struct lc_task *parent = w->cur;
-    t->fn = fn;
-    t->arg = arg;          /* runs before spawn returns: no copy needed */
-    t->parent = parent;
-    t->map = NULL;
-    t->nspawned = 0;
-    t->more = NULL;
-    t->flags = 0;
-    t->tg = NULL;          /* complete before spawn returns: no group waits for it */
-    atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
-    atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
-
-    w->cur = t;
-    fn(arg);
-    w->cur = parent;
-    lc_stat_add(&w->stats.tasks_run, 1);
-    if (t->nspawned)
-        lc_wait_children(w, t, 0);   /* t's descriptor must outlive its children */
-    if (t->map)
-        lc_depmap_destroy(w, t->map);
-    lc_task_release(&w->pool, &w->rt->gpool, t);
-    return 0;
-}
-
 /* The fields of a task that is ready when created, with no dependencies
  * (its arg and flags are the caller's). */
 static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_task *parent,
@@ -103,6 +75,28 @@ static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_tas
     atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
     atomic_store_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
     atomic_store_explicit(&t->npreds, 0, memory_order_relaxed);
+}
+
+/* Runs a dependency-free task at once on w, as its own task (so its
+ * children and taskwait behave as usual). */
+static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, void *arg)
+{
+    struct lc_task *parent = w->cur;
+    t->flags = 0;
+    t->arg = arg;          /* runs before spawn returns: no copy needed */
+    /* no group: it is complete before spawn returns, nobody waits for it */
+    init_ready(t, fn, parent, NULL);
+
+    w->cur = t;
+    fn(arg);
+    w->cur = parent;
+    lc_stat_add(&w->stats.tasks_run, 1);
+    if (t->nspawned)
+        lc_wait_children(w, t, 0);   /* t's descriptor must outlive its children */
+    if (t->map)
+        lc_depmap_destroy(w, t->map);
+    lc_task_release(&w->pool, &w->rt->gpool, t);
+    return 0;
 }
 
 struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it)
