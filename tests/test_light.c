@@ -31,18 +31,34 @@ static void nop(void *arg)
 
 /* ---- the taker's side, on a worker of our own ---- */
 
+static struct lc_runtime rt;
+static struct lc_worker wk;
+static struct lc_task parent;
+
+static int worker_setup(void **state)
+{
+    (void)state;
+    memset(&rt, 0, sizeof rt);
+    memset(&wk, 0, sizeof wk);
+    if (lc_taskpool_global_init(&rt.gpool) != 0)
+        return -1;
+    wk.rt = &rt;
+    return lc_deque_init(&wk.dq, 2) == 0 ? 0 : -1;
+}
+
+static int worker_teardown(void **state)
+{
+    (void)state;
+    lc_deque_destroy(&wk.dq);
+    wk.pool.head = NULL;   /* descriptors are the global pool's slabs */
+    lc_taskpool_global_fini(&rt.gpool);
+    return 0;
+}
+
 static void test_open_builds_descriptor(void **state)
 {
     (void)state;
-    static struct lc_runtime rt;
-    static struct lc_worker wk;
-    static struct lc_task parent;
     int x;
-    memset(&rt, 0, sizeof rt);
-    memset(&wk, 0, sizeof wk);
-    assert_int_equal(lc_taskpool_global_init(&rt.gpool), 0);
-    wk.rt = &rt;
-    assert_int_equal(lc_deque_init(&wk.dq, 2), 0);
 
     struct lc_qitem it = { (void *)nop, &x, &parent, LC_QI_LIGHT };
     struct lc_task *t = lc_qitem_open(&wk, &it);
@@ -62,24 +78,12 @@ static void test_open_builds_descriptor(void **state)
     struct lc_qitem dt = lc_qitem_task(t);
     assert_ptr_equal(lc_qitem_open(&wk, &dt), t);
     lc_task_release(&wk.pool, &rt.gpool, t);
-
-    lc_deque_destroy(&wk.dq);
-    wk.pool.head = NULL;
-    lc_taskpool_global_fini(&rt.gpool);
 }
 
 static void test_open_without_memory_requeues(void **state)
 {
     (void)state;
-    static struct lc_runtime rt;
-    static struct lc_worker wk;
-    static struct lc_task parent;
     int x;
-    memset(&rt, 0, sizeof rt);
-    memset(&wk, 0, sizeof wk);
-    assert_int_equal(lc_taskpool_global_init(&rt.gpool), 0);
-    wk.rt = &rt;
-    assert_int_equal(lc_deque_init(&wk.dq, 2), 0);
 
     /* empty pools: the descriptor needs a new slab, and that fails */
     struct lc_qitem it = { (void *)nop, &x, &parent, LC_QI_LIGHT };
@@ -98,10 +102,6 @@ static void test_open_without_memory_requeues(void **state)
     assert_non_null(t);
     assert_ptr_equal(t->arg, &x);
     lc_task_release(&wk.pool, &rt.gpool, t);
-
-    lc_deque_destroy(&wk.dq);
-    wk.pool.head = NULL;
-    lc_taskpool_global_fini(&rt.gpool);
 }
 
 /* ---- through the API ---- */
@@ -186,8 +186,9 @@ static void test_nested_light_tasks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_open_builds_descriptor),
-        cmocka_unit_test(test_open_without_memory_requeues),
+        cmocka_unit_test_setup_teardown(test_open_builds_descriptor, worker_setup, worker_teardown),
+        cmocka_unit_test_setup_teardown(test_open_without_memory_requeues, worker_setup,
+                                        worker_teardown),
         cmocka_unit_test(test_nested_light_tasks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
