@@ -83,17 +83,22 @@ static inline void group_init(struct lc_group *g)
     g->v = g->inl;
 }
 
-static void group_release(struct lc_worker *w, struct lc_group *g)
+static inline void group_free_block(struct lc_group *g)
+{
+    if (__builtin_expect(g->v != g->inl, 0))
+        lc_mem_free(g->v, g->cap * sizeof *g->v);
+}
+
+static inline void group_release(struct lc_worker *w, struct lc_group *g)
 {
     for (uint32_t i = 0; i < g->n; i++)
         map_unref(w, g->v[i]);
-    if (g->v != g->inl)
-        lc_mem_free(g->v, g->cap * sizeof *g->v);
+    group_free_block(g);
     group_init(g);
 }
 
 /* Moves src into dst (dst must be empty); src becomes empty. */
-static void group_move(struct lc_group *dst, struct lc_group *src)
+static inline void group_move(struct lc_group *dst, struct lc_group *src)
 {
     *dst = *src;
     if (src->v == src->inl)
@@ -114,11 +119,10 @@ static void group_compact(struct lc_worker *w, struct lc_group *g)
     g->n = k;
 }
 
-/* Makes room for one more member; 0 or -ENOMEM (group unchanged). */
-static int group_reserve_one(struct lc_worker *w, struct lc_group *g)
+/* Makes room for one more member in a full group; 0 or -ENOMEM (group
+ * unchanged).  Out of line: a group fills rarely. */
+static __attribute__((noinline)) int group_make_room(struct lc_worker *w, struct lc_group *g)
 {
-    if (g->n < g->cap)
-        return 0;
     group_compact(w, g);
     if (g->n <= g->cap / 2)
         return 0;   /* grow otherwise, or a nearly full group compacts at every join */
@@ -127,8 +131,7 @@ static int group_reserve_one(struct lc_worker *w, struct lc_group *g)
     if (!nv)
         return -ENOMEM;
     memcpy(nv, g->v, g->n * sizeof *nv);
-    if (g->v != g->inl)
-        lc_mem_free(g->v, g->cap * sizeof *g->v);
+    group_free_block(g);
     g->v = nv;
     g->cap = ncap;
     return 0;
@@ -163,31 +166,54 @@ static int group_all_complete(const struct lc_group *g)
 }
 
 /*
- * Links t behind every member of g; adds the edges made to *nlinked.  A
+ * Links c->t behind every member of g, which stays the group it is.  A
  * member found complete is dropped as it is seen: it orders nothing, and
  * the next task linked behind the group (the next reader of a segment,
  * after the writer before them) need not read that finished task's line
  * again, a line another core wrote when it completed the task.
  */
-static int group_link(struct lc_worker *w, struct lc_group *g, struct lc_task *t,
-                      uint32_t *nlinked)
+static inline int group_link(struct lc_link *c, struct lc_group *g)
 {
-    uint32_t k = 0, i;
+    struct lc_task **v = g->v;
+    uint32_t n = g->n, k = 0, i;
     int r = 0;
-    for (i = 0; i < g->n; i++) {
-        struct lc_task *p = g->v[i];
-        if ((r = lc_edge_link(w, t, p)) < 0)
+    for (i = 0; i < n; i++) {
+        struct lc_task *p = v[i];
+        if ((r = lc_edge_link(c, p)) < 0)
             break;
-        *nlinked += (uint32_t)r;
         if (r == 0 && lc_task_is_complete(p))
-            map_unref(w, p);
+            map_unref(c->w, p);
         else
-            g->v[k++] = p;
+            v[k++] = p;
     }
-    for (; i < g->n; i++)   /* after a failure: keep the members not looked at */
-        g->v[k++] = g->v[i];
+    for (; i < n; i++)   /* after a failure: keep the members not looked at */
+        v[k++] = v[i];
     g->n = k;
     return r < 0 ? r : 0;
+}
+
+/*
+ * Links c->t behind every member of g and drops them all: a writer waits
+ * for the group before it, which nothing needs afterwards.  After a
+ * failure g keeps the members not linked yet, so that it still orders
+ * whatever comes next behind them (the members dropped are linked to t,
+ * which spawn.c then runs to completion before anything else is spawned).
+ */
+static inline int group_link_drop(struct lc_link *c, struct lc_group *g)
+{
+    struct lc_task **v = g->v;
+    uint32_t n = g->n, i;
+    for (i = 0; i < n; i++) {
+        if (__builtin_expect(lc_edge_link(c, v[i]) < 0, 0)) {
+            memmove(v, v + i, (n - i) * sizeof *v);
+            g->n = n - i;
+            return -ENOMEM;
+        }
+        map_unref(c->w, v[i]);
+    }
+    group_free_block(g);
+    group_init(g);
+    return 0;
 }
 
 /* ---- ordered index (treap keyed by lo) --------------------------------- */
@@ -359,14 +385,19 @@ static void seg_insert(struct lc_depmap *m, struct lc_seg *s)
 
 /* A segment of an older generation: every task in its groups completed
  * before the map was retired, so the groups order nothing; drop them. */
+static __attribute__((noinline)) void seg_reset(struct lc_worker *w, const struct lc_depmap *m,
+                                                struct lc_seg *s)
+{
+    group_release(w, &s->cur);
+    group_release(w, &s->prev);
+    s->kind = G_NONE;
+    s->gen = m->gen;
+}
+
 static inline void seg_refresh(struct lc_worker *w, const struct lc_depmap *m, struct lc_seg *s)
 {
-    if (__builtin_expect(s->gen != m->gen, 0)) {
-        group_release(w, &s->cur);
-        group_release(w, &s->prev);
-        s->kind = G_NONE;
-        s->gen = m->gen;
-    }
+    if (__builtin_expect(s->gen != m->gen, 0))
+        seg_reset(w, m, s);
 }
 
 static struct lc_seg *seg_new(struct lc_depmap *m, uintptr_t lo, uintptr_t hi)
@@ -423,43 +454,57 @@ fail:
     return NULL;
 }
 
-/* Applies t's access of kind mode to segment s (rules at the top). */
-static int seg_access(struct lc_worker *w, struct lc_seg *s, struct lc_task *t,
-                      locus_access_t mode, uint32_t *nlinked)
+/* The group kind of an access mode (spawn.c has validated the mode). */
+static inline int access_kind(locus_access_t mode)
 {
-    int kind = mode == LOCUS_ACCESS_IN ? G_READ
-             : mode == LOCUS_ACCESS_CONCURRENT ? G_CONC : G_WRITE;
+    return mode == LOCUS_ACCESS_IN ? G_READ : mode == LOCUS_ACCESS_CONCURRENT ? G_CONC : G_WRITE;
+}
+
+/* Applies c->t's access of group kind kind to segment s (rules at the top). */
+static inline __attribute__((always_inline)) int seg_access(struct lc_link *c, struct lc_seg *s, int kind)
+{
+    struct lc_task *t = c->t;
     int r;
 
-    if (kind != G_WRITE && s->kind == kind) {
-        if ((r = group_reserve_one(w, &s->cur)) < 0)
+    if (kind == G_WRITE) {
+        if (s->cur.n == 1 && s->prev.n == 0) {
+            /* the common case of a chain of writers: swap the single member */
+            struct lc_task *p = s->cur.v[0];
+            if ((r = lc_edge_link(c, p)) < 0)
+                return r;
+            map_ref(t);
+            s->cur.v[0] = t;
+            s->kind = G_WRITE;
+            map_unref(c->w, p);
+            return 0;
+        }
+        map_ref(t);   /* before the drops: t may already be a member */
+        if ((r = group_link_drop(c, &s->cur)) < 0) {
+            t->maprefs--;   /* not a member after all; spawn.c handles 0 */
             return r;
-        if ((r = group_link(w, &s->prev, t, nlinked)) < 0)
+        }
+        group_release(c->w, &s->prev);
+        s->cur.v[0] = t;
+        s->cur.n = 1;
+        s->kind = G_WRITE;
+        return 0;
+    }
+    if (s->kind == kind) {   /* t joins the readers (or concurrent writers) */
+        if (__builtin_expect(s->cur.n == s->cur.cap, 0)
+            && (r = group_make_room(c->w, &s->cur)) < 0)
+            return r;
+        if (s->prev.n && (r = group_link(c, &s->prev)) < 0)
             return r;
         map_ref(t);
         s->cur.v[s->cur.n++] = t;
         return 0;
     }
-    if (kind == G_WRITE && s->cur.n == 1 && s->prev.n == 0) {
-        /* the common case of a chain of writers: swap the single member */
-        struct lc_task *p = s->cur.v[0];
-        if ((r = lc_edge_link(w, t, p)) < 0)
-            return r;
-        *nlinked += (uint32_t)r;
-        map_ref(t);
-        s->cur.v[0] = t;
-        s->kind = G_WRITE;
-        map_unref(w, p);
-        return 0;
-    }
-    if ((r = group_link(w, &s->cur, t, nlinked)) < 0)
+    /* t starts a group of its kind after a group of another kind */
+    if ((r = group_link(c, &s->cur)) < 0)
         return r;
-    map_ref(t);   /* before the releases: t may already be a member */
-    group_release(w, &s->prev);
-    if (kind == G_WRITE)
-        group_release(w, &s->cur);   /* readers wait for the writer before them */
-    else
-        group_move(&s->prev, &s->cur);
+    map_ref(t);   /* before the release: t may already be a member */
+    group_release(c->w, &s->prev);
+    group_move(&s->prev, &s->cur);
     s->cur.v[0] = t;
     s->cur.n = 1;
     s->kind = (uint8_t)kind;
@@ -467,9 +512,10 @@ static int seg_access(struct lc_worker *w, struct lc_seg *s, struct lc_task *t,
 }
 
 /* The general path: [lo, hi) is not exactly one segment. */
-static int access_range(struct lc_worker *w, struct lc_depmap *m, struct lc_task *t,
-                        uintptr_t lo, uintptr_t hi, locus_access_t mode, uint32_t *nlinked)
+static __attribute__((noinline)) int access_range(struct lc_link *c, struct lc_depmap *m,
+                                                  uintptr_t lo, uintptr_t hi, int kind)
 {
+    struct lc_worker *w = c->w;
     struct lc_seg *s = treap_floor(m->root, lo);
     uintptr_t pos = lo;
     int r;
@@ -491,7 +537,7 @@ static int access_range(struct lc_worker *w, struct lc_depmap *m, struct lc_task
             if (!(s = seg_new(m, pos, end)))
                 return -ENOMEM;
         }
-        if ((r = seg_access(w, s, t, mode, nlinked)) < 0)
+        if ((r = seg_access(c, s, kind)) < 0)
             return r;
         pos = s->hi;
     }
@@ -535,23 +581,30 @@ struct lc_depmap *lc_depmap_create(void)
 int lc_depmap_register(struct lc_worker *w, struct lc_depmap *m, struct lc_task *t,
                        const locus_dep_t *deps, size_t ndeps, uint32_t *nlinked)
 {
+    struct lc_link c = { .w = w, .t = t, .last_pred = NULL, .nlinked = 0 };
     int r = 0;
 
-    *nlinked = 0;
     for (size_t i = 0; i < ndeps; i++) {
         uintptr_t lo = (uintptr_t)deps[i].addr, hi = lo + deps[i].size;
+        int kind = access_kind(deps[i].access);
         struct lc_seg *s = hash_find(m, lo);
         if (__builtin_expect(s && s->hi == hi, 1)) {
             seg_refresh(w, m, s);
-            r = seg_access(w, s, t, deps[i].access, nlinked);
-        } else
-            r = access_range(w, m, t, lo, hi, deps[i].access, nlinked);
+            r = seg_access(&c, s, kind);
+        } else {
+            /* a copy, so that c's address never escapes and c stays in
+             * registers on the exact-match path */
+            struct lc_link cc = c;
+            r = access_range(&cc, m, lo, hi, kind);
+            c = cc;
+        }
         if (r < 0)
-            return r;
+            break;
     }
-    if (m->nsegs > m->sweep_at)
+    *nlinked = c.nlinked;
+    if (r == 0 && m->nsegs > m->sweep_at)
         sweep(w, m);
-    return 0;
+    return r;
 }
 
 void lc_depmap_retire(struct lc_depmap *m)

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "task.h"
 
@@ -20,35 +21,52 @@ struct lc_worker;
 struct lc_edge *lc_edge_slot_slow(struct lc_worker *w, struct lc_task *succ);
 void lc_edge_chunks_free(struct lc_worker *w, struct lc_task *t);
 
-/* Returns 1 when succ now waits for pred, 0 when no edge is needed, -ENOMEM. */
-static inline int lc_edge_link(struct lc_worker *w, struct lc_task *succ, struct lc_task *pred)
+/*
+ * The state of linking one task behind its predecessors, carried from
+ * edge to edge while its spawner registers its dependencies.  Callers keep
+ * it in a local variable whose address does not escape, so the compiler
+ * holds it in registers: every edge is a compare-and-swap, which would
+ * otherwise force each field back to memory and reload it.
+ */
+struct lc_link {
+    struct lc_worker *w;
+    struct lc_task *t;           /* the task being linked */
+    struct lc_task *last_pred;   /* the predecessor of the last edge: the same
+                                  * task met again through its next range
+                                  * needs no second edge */
+    uint32_t nlinked;            /* edges made; the first LC_INLINE_EDGES are
+                                  * t's inline ones */
+};
+
+/* Returns 1 when c->t now waits for p, 0 when no edge is needed, -ENOMEM. */
+static inline int lc_edge_link(struct lc_link *c, struct lc_task *p)
 {
+    struct lc_task *t = c->t;
     struct lc_edge *e, *head;
 
-    if (pred == succ || pred == succ->last_pred)
+    if (p == t || p == c->last_pred)
         return 0;
-    head = atomic_load_explicit(&pred->succ, memory_order_acquire);
+    head = atomic_load_explicit(&p->succ, memory_order_acquire);
     if (head == LC_SUCC_CLOSED)
         return 0;
-    if (__builtin_expect(succ->nedges < LC_INLINE_EDGES, 1))
-        e = &succ->edges[succ->nedges];
-    else if (!(e = lc_edge_slot_slow(w, succ)))
+    if (__builtin_expect(c->nlinked < LC_INLINE_EDGES, 1))
+        e = &t->edges[c->nlinked];
+    else if (!(e = lc_edge_slot_slow(c->w, t)))
         return -ENOMEM;
-    e->succ = succ;
+    e->succ = t;
     do {
         e->next = head;
         /* release: the completing predecessor must see e->succ and e->next */
-        if (atomic_compare_exchange_weak_explicit(&pred->succ, &head, e,
+        if (atomic_compare_exchange_weak_explicit(&p->succ, &head, e,
                                                   memory_order_release, memory_order_acquire))
             break;
     } while (head != LC_SUCC_CLOSED);
     if (head == LC_SUCC_CLOSED)
         return 0;     /* completed meanwhile: the slot stays free for the next edge */
-    if (succ->nedges < LC_INLINE_EDGES)
-        succ->nedges++;
-    else
-        succ->more->used++;
-    succ->last_pred = pred;
+    if (c->nlinked >= LC_INLINE_EDGES)
+        t->more->used++;
+    c->last_pred = p;
+    c->nlinked++;
     return 1;
 }
 

@@ -65,7 +65,6 @@ static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_tas
     t->tg = tg;
     t->map = NULL;
     t->more = NULL;
-    t->nedges = 0;
     t->maprefs = 0;
     t->nspawned = 0;
     t->node = -1;
@@ -188,7 +187,6 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     }
     struct lc_taskgroup *tg = lc_task_open_group(parent);
     init_ready(t, fn, parent, tg);
-    t->last_pred = NULL;
     if (tg)
         lc_taskgroup_add(tg);
     if (rt->track && ndeps)

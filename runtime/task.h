@@ -87,8 +87,7 @@ struct lc_task {
     /* line 1 */
     struct lc_depmap *map;          /* the children's dependency map (lazy) */
     int64_t nspawned;               /* children spawned (this task's thread only) */
-    uint16_t flags;
-    uint16_t nedges;                /* inline edges used (spawner only) */
+    uint32_t flags;
     uint32_t tg_nomem;              /* groups begun without memory: their end waits for all
                                        (valid only with LC_TF_GROUPS) */
     struct lc_edge_chunk *more;     /* overflow edges beyond the inline ones */
@@ -97,15 +96,8 @@ struct lc_task {
     uint32_t maprefs;               /* memberships in the parent's map (parent's thread only) */
     struct lc_edge edges[LC_INLINE_EDGES];   /* lines 1-3 */
 
-    /* line 3, after the edges.  last_pred is needed only while the task's
-     * spawner registers its dependencies, before the task can be queued,
-     * qnext only while it is queued: they share a word, which makes room
-     * for an eighth inline edge (a task reading four objects and writing a
-     * fifth often has eight predecessors). */
-    union {
-        struct lc_task *last_pred;  /* spawn-time dedup of edges to one predecessor */
-        struct lc_task *qnext;      /* link in a NAFT node's inbox while queued there */
-    };
+    /* line 3, after the edges */
+    struct lc_task *qnext;          /* link in a NAFT node's inbox while queued there */
     /* valid only with LC_TF_GROUPS, so that a spawn need not write it */
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
 
@@ -118,7 +110,7 @@ _Static_assert(__builtin_offsetof(struct lc_task, map) == 64, "map must leave li
 _Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor grew a line");
 #endif
 
-/* t->flags (16 bits) */
+/* t->flags */
 #define LC_TF_HEAPARG 0x1u   /* arg points to an lc_mem block of argsize bytes */
 #define LC_TF_ROOT    0x2u
 #define LC_TF_GROUPS  0x4u   /* the body has begun task groups: tg_open, tg_nomem valid */
