@@ -71,7 +71,11 @@ static struct lc_task *complete_chain(struct lc_worker *w, struct lc_task *t)
         if (t->tg)
             lc_taskgroup_done(rt, t->tg);   /* after this, the group may be gone */
 
-        if (atomic_fetch_or_explicit(&t->state, LC_ST_COMPLETE, memory_order_acq_rel) & LC_ST_UNMAPPED)
+        /* The mirror of lc_task_unmapped: once UNMAPPED is set the map side
+         * never touches t again, so a task in no map (every task without
+         * dependencies) is freed without a read-modify-write. */
+        if (atomic_load_explicit(&t->state, memory_order_acquire) & LC_ST_UNMAPPED
+            || atomic_fetch_or_explicit(&t->state, LC_ST_COMPLETE, memory_order_acq_rel) & LC_ST_UNMAPPED)
             task_free(w, t);
         if (!parent)
             break;
