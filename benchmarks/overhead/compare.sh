@@ -10,6 +10,12 @@
 #   --csv    print the joined results as CSV instead of a table (medians,
 #            ratio, target, and the minimum ns/task of each)
 #   --check  exit 1 if a target is missed (targets below)
+# Beside each pattern it prints the round trip of a cache line between the
+# first two CPUs, measured just before and just after that pattern's two
+# runs (build/bench/corelat; column "rt ns").  On a virtual machine it
+# swings (100-500 ns on the development VM) as the host moves the virtual
+# CPUs, and every cross-core hand-over of a task costs at least one such
+# trip: read a row together with its rt.
 # Environment: THREADS (default: nproc) sets LOCUS_THREADS and OMP_NUM_THREADS;
 #   OMP_PROC_BIND/OMP_PLACES default to true/cores, as Locus binds workers to
 #   cores by default (LOCUS_BIND=core); LOCUS_BIN and OMP_BIN override the
@@ -22,6 +28,7 @@ prog=compare.sh
 root=$(cd "$(dirname "$0")/../.." && pwd)
 locus_bin=${LOCUS_BIN:-$root/build/bench/overhead}
 omp_bin=${OMP_BIN:-$root/build/bench/overhead-omp}
+corelat_bin=${CORELAT_BIN:-$root/build/bench/corelat}
 
 die() { echo "$prog: $*" >&2; exit 2; }
 
@@ -89,6 +96,17 @@ for b in "$locus_bin" "$omp_bin"; do
         >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 2; }
 done
 
+corelat() { # prints the median round trip in ns, or - when it cannot be measured
+    local out
+    if [ "$threads" -gt 1 ] && [ -x "$corelat_bin" ] \
+        && out=$("$corelat_bin" --trips 20000 --reps 3 2>/dev/null); then
+        out=${out##*median_ns=}
+        echo "${out%% *}"
+    else
+        echo -
+    fi
+}
+
 run() { # run BIN PATTERN NAME: appends CSV lines to results, context to info
     if ! "$1" "${pass[@]}" --pattern "$2" --csv >"$tmp/out" 2>"$tmp/err"; then
         echo "$prog: $3 failed on pattern $2:" >&2
@@ -105,6 +123,7 @@ echo "# threads=$threads OMP_PROC_BIND=$OMP_PROC_BIND OMP_PLACES=$OMP_PLACES opt
 k=0
 for p in "${patterns[@]}"; do
     echo "# running $p ..." >&2
+    rt_before=$(corelat)
     if [ $((k % 2)) -eq 0 ]; then
         run "$locus_bin" "$p" locus
         run "$omp_bin" "$p" libgomp
@@ -112,6 +131,7 @@ for p in "${patterns[@]}"; do
         run "$omp_bin" "$p" libgomp
         run "$locus_bin" "$p" locus
     fi
+    echo "rt,$p,$rt_before,$(corelat)" >>"$tmp/results"
     k=$((k + 1))
 done
 sort -u "$tmp/info" | sed 's/^/  /' >&2
@@ -121,11 +141,12 @@ awk -F, -v csv="$csv" -v threads="$threads" '
     $1 == "locus"   { key = $2 "," $3; if (!(key in lm)) order[n++] = key
                       lm[key] = $6; ln[key] = $7; lw[key] = $5; tasks[key] = $4 }
     $1 == "libgomp" { key = $2 "," $3; gm[key] = $6; gn[key] = $7; gw[key] = $5 }
+    $1 == "rt"      { rt[$2] = ($3 == "-" && $4 == "-") ? "-" : $3 "/" $4 }
     END {
-        if (csv) print "pattern,window,tasks,threads,locus_ns,libgomp_ns,ratio,target,met,locus_min_ns,libgomp_min_ns"
+        if (csv) print "pattern,window,tasks,threads,locus_ns,libgomp_ns,ratio,target,met,locus_min_ns,libgomp_min_ns,rt_ns"
         else {
-            printf "%-7s %8s %14s %16s %14s %7s %4s\n", "pattern", "window",
-                   "locus ns/task", "libgomp ns/task", "locus/libgomp", "target", "met"
+            printf "%-7s %8s %14s %16s %14s %7s %4s %11s\n", "pattern", "window",
+                   "locus ns/task", "libgomp ns/task", "locus/libgomp", "target", "met", "rt ns"
         }
         bad = 0; missed = 0
         for (i = 0; i < n; i++) {
@@ -139,15 +160,17 @@ awk -F, -v csv="$csv" -v threads="$threads" '
             met = (gm[key] > 0 && ratio <= target) ? "yes" : "no"
             if (met == "no") missed++
             win = (f[2] == tasks[key]) ? "N" : f[2]
-            if (csv) printf "%s,%s,%s,%s,%s,%s,%.3f,%.1f,%s,%s,%s\n", f[1], f[2], tasks[key],
-                            threads, lm[key], gm[key], ratio, target, met, ln[key], gn[key]
-            else printf "%-7s %8s %14.1f %16.1f %14.3f %7s %4s\n", f[1], win, lm[key],
-                        gm[key], ratio, sprintf("<=%.1f", target), met
+            r = (f[1] in rt) ? rt[f[1]] : "-"
+            if (csv) printf "%s,%s,%s,%s,%s,%s,%.3f,%.1f,%s,%s,%s,%s\n", f[1], f[2], tasks[key],
+                            threads, lm[key], gm[key], ratio, target, met, ln[key], gn[key], r
+            else printf "%-7s %8s %14.1f %16.1f %14.3f %7s %4s %11s\n", f[1], win, lm[key],
+                        gm[key], ratio, sprintf("<=%.1f", target), met, r
         }
         if (!csv) {
             printf "\nmedian ns per task (spawn + completion of %s tasks; window N = one taskwait at the end).\n", tasks[order[0]]
             printf "ratio = locus/libgomp, lower is better. Targets: dependent patterns (chain, chains,\n"
             printf "fanin) <= 0.2; indep <= 1.0. %d of %d rows miss their target.\n", missed, n
+            printf "rt ns = round trip of a cache line between two CPUs before/after the pattern.\n"
         }
         exit bad ? 3 : (missed ? 4 : 0)
     }' "$tmp/results" || status=$?
