@@ -194,22 +194,35 @@ static inline int group_link(struct lc_link *c, struct lc_group *g)
 
 /*
  * Links c->t behind every member of g and drops them all: a writer waits
- * for the group before it, which nothing needs afterwards.  After a
- * failure g keeps the members not linked yet, so that it still orders
- * whatever comes next behind them (the members dropped are linked to t,
- * which spawn.c then runs to completion before anything else is spawned).
+ * for the group before it, which nothing needs afterwards.  A member that
+ * the group's newest member is known to run after needs no edge of its
+ * own: t runs after the newest, so after it too (kept[] in task.h).
+ * After a failure g keeps the members not linked yet, the newest among
+ * them, so that it still orders whatever comes next behind them (the
+ * members dropped are linked to t or run before the newest, and spawn.c
+ * runs t to completion before anything else is spawned).
  */
-static inline int group_link_drop(struct lc_link *c, struct lc_group *g)
+static inline __attribute__((always_inline)) int group_link_drop(struct lc_link *c, struct lc_group *g)
 {
     struct lc_task **v = g->v;
     uint32_t n = g->n, i;
+    struct lc_task *newest = n > 1 && v[n - 1] != c->t ? v[n - 1] : NULL;
     for (i = 0; i < n; i++) {
-        if (__builtin_expect(lc_edge_link(c, v[i]) < 0, 0)) {
-            memmove(v, v + i, (n - i) * sizeof *v);
-            g->n = n - i;
-            return -ENOMEM;
+        struct lc_task *p = v[i];
+        int r = 1;
+        if (!newest || i == n - 1 || !lc_task_runs_after(newest, p)) {
+            if (__builtin_expect((r = lc_edge_link(c, p)) < 0, 0)) {
+                memmove(v, v + i, (n - i) * sizeof *v);
+                g->n = n - i;
+                return -ENOMEM;
+            }
         }
-        map_unref(c->w, v[i]);
+        /* what the next writer of a range this task reads will look for:
+         * the members of the group it is placed behind, not those found
+         * complete or already linked */
+        if (r > 0)
+            lc_link_keep(c, p);
+        map_unref(c->w, p);
     }
     group_free_block(g);
     group_init(g);
@@ -472,6 +485,8 @@ static inline __attribute__((always_inline)) int seg_access(struct lc_link *c, s
             struct lc_task *p = s->cur.v[0];
             if ((r = lc_edge_link(c, p)) < 0)
                 return r;
+            if (r > 0)
+                lc_link_keep(c, p);   /* as group_link_drop does */
             map_ref(t);
             s->cur.v[0] = t;
             s->kind = G_WRITE;
@@ -581,7 +596,7 @@ struct lc_depmap *lc_depmap_create(void)
 int lc_depmap_register(struct lc_worker *w, struct lc_depmap *m, struct lc_task *t,
                        const locus_dep_t *deps, size_t ndeps, uint32_t *nlinked)
 {
-    struct lc_link c = { .w = w, .t = t, .last_pred = NULL, .nlinked = 0 };
+    struct lc_link c = { .w = w, .t = t, .last_pred = NULL, .nlinked = 0, .nkept = 0 };
     int r = 0;
 
     for (size_t i = 0; i < ndeps; i++) {
@@ -602,6 +617,7 @@ int lc_depmap_register(struct lc_worker *w, struct lc_depmap *m, struct lc_task 
             break;
     }
     *nlinked = c.nlinked;
+    t->nkept = (uint16_t)c.nkept;
     if (r == 0 && m->nsegs > m->sweep_at)
         sweep(w, m);
     return r;

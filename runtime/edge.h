@@ -36,7 +36,30 @@ struct lc_link {
                                   * needs no second edge */
     uint32_t nlinked;            /* edges made; the first LC_INLINE_EDGES are
                                   * t's inline ones */
+    uint32_t nkept;              /* entries of t->kept[] filled */
 };
+
+#define LC_KEPT_WORDS (2 * LC_INLINE_EDGES)
+
+/* Notes in c->t's kept[] that it runs after p, where the edges leave room
+ * (task.h). */
+static inline void lc_link_keep(struct lc_link *c, struct lc_task *p)
+{
+    uint32_t used = c->nlinked < LC_INLINE_EDGES ? 2 * c->nlinked : LC_KEPT_WORDS;
+    if (c->nkept < LC_KEPT_PREDS && c->nkept < LC_KEPT_WORDS - used) {
+        c->t->kept[LC_KEPT_WORDS - 1 - c->nkept] = p;
+        c->nkept++;
+    }
+}
+
+/* Whether x is known to run after p: p is among x's kept[] entries. */
+static inline int lc_task_runs_after(const struct lc_task *x, const struct lc_task *p)
+{
+    for (unsigned j = 0; j < x->nkept; j++)
+        if (x->kept[LC_KEPT_WORDS - 1 - j] == p)
+            return 1;
+    return 0;
+}
 
 /* Returns 1 when c->t now waits for p, 0 when no edge is needed, -ENOMEM. */
 static inline int lc_edge_link(struct lc_link *c, struct lc_task *p)
@@ -49,9 +72,16 @@ static inline int lc_edge_link(struct lc_link *c, struct lc_task *p)
     head = atomic_load_explicit(&p->succ, memory_order_acquire);
     if (head == LC_SUCC_CLOSED)
         return 0;
-    if (__builtin_expect(c->nlinked < LC_INLINE_EDGES, 1))
+    if (__builtin_expect(c->nlinked < LC_INLINE_EDGES, 1)) {
+        if (__builtin_expect(c->nkept > LC_KEPT_WORDS - 2 * (c->nlinked + 1), 0)) {
+            /* the slot holds kept[] entries: the edge takes it back */
+            c->nkept = LC_KEPT_WORDS - 2 * (c->nlinked + 1);
+            /* and the compiler must not move those entries' stores, made
+             * through another type, past this edge's */
+            __asm__ volatile("" ::: "memory");
+        }
         e = &t->edges[c->nlinked];
-    else if (!(e = lc_edge_slot_slow(c->w, t)))
+    } else if (!(e = lc_edge_slot_slow(c->w, t)))
         return -ENOMEM;
     e->succ = t;
     do {

@@ -28,6 +28,7 @@
 
 #define LC_INLINE_ARG 64
 #define LC_INLINE_EDGES 8   /* with the fields around them, lines 1-3 exactly */
+#define LC_KEPT_PREDS 4     /* at most this many entries in kept[] (below) */
 #define LC_GUARD (1u << 30)
 #define LC_BIAS ((int64_t)1 << 60)
 
@@ -87,14 +88,34 @@ struct lc_task {
     /* line 1 */
     struct lc_depmap *map;          /* the children's dependency map (lazy) */
     int64_t nspawned;               /* children spawned (this task's thread only) */
-    uint32_t flags;
+    uint16_t flags;
+    uint16_t nkept;                 /* entries of kept[] (spawner only) */
     uint32_t tg_nomem;              /* groups begun without memory: their end waits for all
                                        (valid only with LC_TF_GROUPS) */
     struct lc_edge_chunk *more;     /* overflow edges beyond the inline ones */
     struct lc_task_loc *loc;        /* dependencies kept for locality accounting (locality.c) */
     int32_t node;                   /* scheduler's node for the task, -1 none */
     uint32_t maprefs;               /* memberships in the parent's map (parent's thread only) */
-    struct lc_edge edges[LC_INLINE_EDGES];   /* lines 1-3 */
+    /*
+     * The inline edges, lines 1-3, used from the first slot up.  The
+     * words of the slots no edge uses hold, from the last word down, the
+     * task's kept[] entries: earlier siblings it is known to run after
+     * (linked behind them, directly or through another sibling).  A later
+     * writer linking behind a group of readers needs no edge to a reader
+     * that the group's newest member runs after: in a pipeline where each
+     * task reads what the previous few wrote, that leaves one edge per
+     * task instead of one per reader (depmap.c, group_link_drop).  kept[]
+     * is a hint: an edge that needs a slot takes it back (edge.h), and
+     * an entry missing only costs an edge.  Entries are only compared,
+     * never followed, and only while the task is in the map: an entry's
+     * descriptor may be recycled meanwhile, but only for a task spawned
+     * after this one, which no group places before it.  Only the spawning
+     * thread reads or writes them.
+     */
+    union {
+        struct lc_edge edges[LC_INLINE_EDGES];
+        struct lc_task *kept[2 * LC_INLINE_EDGES];   /* entry j: kept[2 * LC_INLINE_EDGES - 1 - j] */
+    };
 
     /* line 3, after the edges */
     struct lc_task *qnext;          /* link in a NAFT node's inbox while queued there */
@@ -110,7 +131,7 @@ _Static_assert(__builtin_offsetof(struct lc_task, map) == 64, "map must leave li
 _Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor grew a line");
 #endif
 
-/* t->flags */
+/* t->flags (16 bits) */
 #define LC_TF_HEAPARG 0x1u   /* arg points to an lc_mem block of argsize bytes */
 #define LC_TF_ROOT    0x2u
 #define LC_TF_GROUPS  0x4u   /* the body has begun task groups: tg_open, tg_nomem valid */

@@ -308,6 +308,79 @@ static void test_retire_keeps_segments(void **state)
     free_tasks(t, 6);
 }
 
+/* A pipeline where each task reads the next four objects and writes its
+ * own: the writer of object i finds the readers i-4..i-1, the newest of
+ * which already runs after the other three, so one edge is enough. */
+static void test_writer_skips_implied_readers(void **state)
+{
+    (void)state;
+    enum { N = 24, OBJS = 64 };   /* no wrap-around: no older writer */
+    struct lc_task *t[N];
+    struct lc_depmap *m = lc_depmap_create();
+    assert_non_null(m);
+    for (int i = 0; i < N; i++) {
+        t[i] = new_task();
+        uint32_t nl = reg(m, t[i], 5, DEP(IN, 8 * ((i + 1) % OBJS), 8),
+                          DEP(IN, 8 * ((i + 2) % OBJS), 8), DEP(IN, 8 * ((i + 3) % OBJS), 8),
+                          DEP(IN, 8 * ((i + 4) % OBJS), 8), DEP(INOUT, 8 * (i % OBJS), 8));
+        if (i == 0)
+            continue;
+        assert_int_equal(nl, 1);
+        assert_true(linked(t[i - 1], t[i]));
+        for (int k = 2; k <= 4 && k <= i; k++)   /* reached through t[i-1] */
+            assert_false(linked(t[i - k], t[i]));
+    }
+    lc_depmap_destroy(&wk, m);
+    free_tasks(t, N);
+}
+
+/* kept[] lives in the edge slots no edge uses: an edge that needs its slot
+ * takes it back, intact, and the entries it covered are gone. */
+static void test_edges_take_back_kept_slots(void **state)
+{
+    (void)state;
+    enum { W = LC_INLINE_EDGES - 1 };
+    struct lc_task *a = new_task(), *b = new_task(), *t = new_task(), *w[W];
+    struct lc_depmap *m = lc_depmap_create();
+    assert_non_null(m);
+    reg(m, a, 2, DEP(IN, 0, 8), DEP(IN, 8, 8));
+    assert_int_equal(reg(m, b, 2, DEP(IN, 0, 8), DEP(INOUT, 8, 8)), 1);   /* b after a */
+    for (int k = 0; k < W; k++) {
+        w[k] = new_task();
+        reg(m, w[k], 1, DEP(OUT, 64 + 8 * k, 8));
+    }
+    /* t writes what a and b read: one edge (to b), a noted in kept[] */
+    assert_int_equal(reg(m, t, 1, DEP(INOUT, 0, 8)), 1);
+    assert_true(linked(b, t) && !linked(a, t));
+    assert_int_equal(t->nkept, 2);
+    lc_depmap_destroy(&wk, m);
+
+    /* the same again with new tasks, then W more edges in the same
+     * registration: the last one needs the slot kept[] was using */
+    struct lc_task *a2 = new_task(), *b2 = new_task(), *t2 = new_task(), *w2[W];
+    m = lc_depmap_create();
+    reg(m, a2, 2, DEP(IN, 0, 8), DEP(IN, 8, 8));
+    reg(m, b2, 2, DEP(IN, 0, 8), DEP(INOUT, 8, 8));
+    for (int k = 0; k < W; k++) {
+        w2[k] = new_task();
+        reg(m, w2[k], 1, DEP(OUT, 64 + 8 * k, 8));
+    }
+    assert_int_equal(reg(m, t2, 8, DEP(INOUT, 0, 8), DEP(OUT, 64, 8), DEP(OUT, 72, 8),
+                         DEP(OUT, 80, 8), DEP(OUT, 88, 8), DEP(OUT, 96, 8), DEP(OUT, 104, 8),
+                         DEP(OUT, 112, 8)), 1 + W);
+    assert_true(linked(b2, t2) && !linked(a2, t2));
+    for (int k = 0; k < W; k++)
+        assert_true(linked(w2[k], t2));
+    assert_int_equal(t2->nkept, 0);
+    lc_depmap_destroy(&wk, m);
+    struct lc_task *all[6 + 2 * W] = { a, b, t, a2, b2, t2 };
+    for (int k = 0; k < W; k++) {
+        all[6 + k] = w[k];
+        all[6 + W + k] = w2[k];
+    }
+    free_tasks(all, 6 + 2 * W);
+}
+
 static void test_sweep_keeps_size_bounded(void **state)
 {
     (void)state;
@@ -339,6 +412,8 @@ int main(void)
         cmocka_unit_test(test_reader_drops_complete_writer),
         cmocka_unit_test(test_retire_keeps_segments),
         cmocka_unit_test(test_sweep_keeps_size_bounded),
+        cmocka_unit_test(test_writer_skips_implied_readers),
+        cmocka_unit_test(test_edges_take_back_kept_slots),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
