@@ -39,7 +39,7 @@ static const char *const known_names[] = {
     "LOCUS_THREADS", "LOCUS_BIND",     "LOCUS_SPIN",     "LOCUS_THROTTLE",
     "LOCUS_REGIME",  "LOCUS_SCHED",    "LOCUS_PAGES",    "LOCUS_TOPOLOGY",
     "LOCUS_STEAL",   "LOCUS_STEAL_SPIN", "LOCUS_REPORT", "LOCUS_VERBOSE",
-    "LOCUS_COUNTERS", "LOCUS_TEST_SANITIZER",
+    "LOCUS_COUNTERS", "LOCUS_GRAIN_NS", "LOCUS_TEST_SANITIZER",
 };
 #define NKNOWN (sizeof known_names / sizeof known_names[0])
 
@@ -82,6 +82,7 @@ void lc_options_defaults(struct lc_options *o)
     o->bind = LC_BIND_CORE;
     o->spin = 20000;
     o->throttle = 8192;
+    o->grain_ns = 200;
     strcpy(o->regime, "naft");
     o->sched[0] = '\0';
     o->pages = LC_PAGES_UNSET;
@@ -306,6 +307,11 @@ static int parse_all(struct penv *p, struct lc_options *o)
         return r;
     if (r)
         o->throttle = (unsigned)x;
+
+    if ((r = parse_uint(p, "LOCUS_GRAIN_NS", 0, 1000000, "default 200, 0 = off", &x)) < 0)
+        return r;
+    if (r)
+        o->grain_ns = (unsigned)x;
 
     if ((r = parse_word(p, "LOCUS_REGIME", regime_words, &i)) < 0)
         return r;

@@ -26,6 +26,8 @@ struct lc_options {
     unsigned spin;                  /* LOCUS_SPIN: idle polls before sleeping, 0..1e9, default 20000 */
     unsigned throttle;              /* LOCUS_THROTTLE: incomplete children per task before the
                                        spawner helps run tasks, 16..1e8, default 8192 */
+    unsigned grain_ns;              /* LOCUS_GRAIN_NS: bodies shorter than this (sampled mean) make
+                                       a task ready at spawn run there, 0..1e6, default 200, 0 off */
     char regime[LC_NAME_MAX];       /* LOCUS_REGIME: dft | di | naft (default naft) */
     char sched[LC_NAME_MAX];        /* LOCUS_SCHED: scheduler name overriding the regime's, "" = unset */
     enum lc_pages pages;            /* LOCUS_PAGES: firsttouch | interleave, UNSET = the regime's */

@@ -100,21 +100,54 @@ void lc_task_complete(struct lc_worker *w, struct lc_task *t)
         lc_execute(w, next);
 }
 
+/* Runs t's body on w (timing one body in LC_GRAIN_EVERY for grain.h) and
+ * drops the body's share of pending; 1 when t is then complete. */
+static inline int run_body(struct lc_worker *w, struct lc_task *t)
+{
+    struct lc_task *saved = w->cur;
+    if (t->loc)
+        lc_locality_run(w, t);
+    w->cur = t;
+    if (__builtin_expect(--w->grain_countdown == 0, 0)) {
+        struct lc_grain *g = &w->rt->grain;
+        w->grain_countdown = LC_GRAIN_EVERY;
+        uint64_t t0 = lc_ticks();
+        t->fn(t->arg);
+        if (g->limit)
+            lc_grain_note(g, lc_ticks() - t0);
+    } else {
+        t->fn(t->arg);
+    }
+    w->cur = saved;
+    lc_stat_add(&w->stats.tasks_run, 1);
+
+    /* the body's share of pending goes; what is left counts children */
+    int64_t share = LC_BIAS - t->nspawned;
+    return atomic_fetch_sub_explicit(&t->pending, share, memory_order_acq_rel) == share;
+}
+
 void lc_execute(struct lc_worker *w, struct lc_task *t)
 {
     while (t) {
-        struct lc_task *saved = w->cur;
-        if (t->loc)
-            lc_locality_run(w, t);
-        w->cur = t;
-        t->fn(t->arg);
-        w->cur = saved;
-        lc_stat_add(&w->stats.tasks_run, 1);
-
-        /* the body's share of pending goes; what is left counts children */
-        int64_t share = LC_BIAS - t->nspawned;
-        if (atomic_fetch_sub_explicit(&t->pending, share, memory_order_acq_rel) != share)
+        if (!run_body(w, t))
             return;
         t = complete_chain(w, t);
     }
+}
+
+/*
+ * The spawner runs a short task itself (grain.h) but stays the spawner:
+ * the successor a completion would run next is queued instead, and tasks
+ * spawned meanwhile (by t, or by tasks a taskwait in t runs) go to the
+ * scheduler, so that a long task taken for short keeps only itself here.
+ */
+void lc_run_at_spawn(struct lc_worker *w, struct lc_task *t)
+{
+    w->at_spawn = 1;
+    if (run_body(w, t)) {
+        struct lc_task *next = complete_chain(w, t);
+        if (next)
+            w->rt->sched->push(w, next);
+    }
+    w->at_spawn = 0;
 }

@@ -14,6 +14,7 @@
 
 #include "deque.h"
 #include "env.h"
+#include "grain.h"
 #include "task.h"
 #include "taskpool.h"
 #include "topology.h"
@@ -59,6 +60,9 @@ struct lc_worker {
     struct lc_taskpool pool;
     uint64_t rng;
     unsigned idle_polls;                        /* failed pops in a row */
+    uint32_t grain_countdown;                   /* bodies until the next timed one (grain.h) */
+    int at_spawn;                               /* running a task at its spawn (exec.c) */
+    uint64_t grain_last;                        /* clock at the last run-at-spawn check, 0 none */
     _Alignas(LC_CACHELINE) struct lc_worker_stats stats;
     struct lc_worker_stats stats_base;          /* snapshot at locus_reset_stats() */
 };
@@ -94,6 +98,8 @@ struct lc_runtime {
      * (taskpool.h), and NAFT counts every first-touch task in ft_next. */
     _Alignas(LC_CACHELINE) struct lc_taskpool_global gpool;
     _Alignas(LC_CACHELINE) _Atomic unsigned ft_next;
+    /* the body-length estimate: sampled by every worker, read at spawns */
+    _Alignas(LC_CACHELINE) struct lc_grain grain;
 
     /* sleeping and waking (wait.c) */
     struct lc_node_sync *nsync;         /* nnodes entries */
@@ -120,6 +126,9 @@ extern __thread struct lc_worker *lc_self __attribute__((tls_model("initial-exec
 
 /* exec.c: run a ready task on w, then complete what completes. */
 void lc_execute(struct lc_worker *w, struct lc_task *t);
+/* exec.c: run t, ready at its spawn, on its spawner w (grain.h); what it
+ * releases is queued, not run. */
+void lc_run_at_spawn(struct lc_worker *w, struct lc_task *t);
 /* exec.c: the body of t is done or its last child completed: finish it. */
 void lc_task_complete(struct lc_worker *w, struct lc_task *t);
 /* exec.c: the task's parent map dropped its last reference. */

@@ -216,10 +216,15 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
          * predecessor's writes before the task can run */
         uint32_t share = LC_GUARD - nlinked;
         if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share) {
-            /* ready at once: with a long queue here already, running it now
-             * beats handing it to a thief (see lc_backlog_own) */
-            if (sched->backlog(w) && (t->node < 0 || t->node == w->node))
+            /* ready at once: with a long queue here already, or when bodies
+             * are shorter than a hand-over to another core, running it now
+             * beats handing it to a thief (lc_backlog_own, grain.h) */
+            if (t->node >= 0 && t->node != w->node)
+                sched->push(w, t);
+            else if (sched->backlog(w))
                 lc_execute(w, t);
+            else if (!w->at_spawn && lc_grain_check(&rt->grain, &w->grain_last))
+                lc_run_at_spawn(w, t);
             else
                 sched->push(w, t);
         }

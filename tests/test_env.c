@@ -96,6 +96,7 @@ static void check_defaults(const struct lc_options *o)
     assert_int_equal(o->bind, LC_BIND_CORE);
     assert_int_equal(o->spin, 20000);
     assert_int_equal(o->throttle, 8192);
+    assert_int_equal(o->grain_ns, 200);
     assert_string_equal(o->regime, "naft");
     assert_string_equal(o->sched, "");
     assert_int_equal(o->pages, LC_PAGES_UNSET);
@@ -232,6 +233,12 @@ static void test_throttle(void **state)
     (void)state;
     check_uint("LOCUS_THROTTLE", 16, 100000000, offsetof(struct lc_options, throttle), 0);
     expect_bad("LOCUS_THROTTLE", "0");
+}
+
+static void test_grain_ns(void **state)
+{
+    (void)state;
+    check_uint("LOCUS_GRAIN_NS", 0, 1000000, offsetof(struct lc_options, grain_ns), 0);
 }
 
 static void test_steal_spin(void **state)
@@ -691,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_spin),
         cmocka_unit_test(test_throttle),
+        cmocka_unit_test(test_grain_ns),
         cmocka_unit_test(test_steal_spin),
         cmocka_unit_test(test_verbose),
         cmocka_unit_test(test_bind),

@@ -1,0 +1,251 @@
+/*
+ * test_grain.c - running short tasks at their spawn (runtime/grain.h,
+ * LOCUS_GRAIN_NS): the body-length estimate and the spawner's check, on
+ * hand-made figures; then, through the API on two workers, that a ready
+ * dependent task runs inside locus_spawn() when bodies are short, never
+ * when the feature is off, and that tasks spawned by a task run at spawn
+ * are queued instead.  Nothing here depends on how fast anything runs:
+ * the limit in the API tests (1 ms) is far above an empty body's time.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "grain.h"
+#include "locus.h"
+
+/* ---- the estimate and the check, on figures set by hand ---- */
+
+static struct lc_grain make(uint64_t limit, uint64_t est)
+{
+    struct lc_grain g;
+    atomic_init(&g.est, est);
+    g.limit = limit;
+    g.clamp = limit * LC_GRAIN_CLAMP;
+    return g;
+}
+
+static void test_first_sample_taken_whole(void **state)
+{
+    (void)state;
+    struct lc_grain g = make(1000, LC_GRAIN_UNKNOWN);
+    assert_false(lc_grain_short(&g));          /* no sample yet: not short */
+    lc_grain_note(&g, 80);
+    assert_int_equal(atomic_load(&g.est), 80);
+    assert_true(lc_grain_short(&g));
+}
+
+static void test_mean_weights_an_eighth(void **state)
+{
+    (void)state;
+    struct lc_grain g = make(1000, 800);
+    lc_grain_note(&g, 1600);
+    assert_int_equal(atomic_load(&g.est), 800 - 100 + 200);
+    lc_grain_note(&g, 0);
+    assert_int_equal(atomic_load(&g.est), 900 - 112);
+}
+
+static void test_outlier_is_clamped(void **state)
+{
+    (void)state;
+    struct lc_grain g = make(1000, 0);
+    lc_grain_note(&g, UINT64_MAX / 2);         /* a body preempted for ages */
+    assert_int_equal(atomic_load(&g.est), 16000 / 8);
+    assert_false(lc_grain_short(&g));
+    /* and short bodies bring it back within a few dozen samples */
+    int n = 0;
+    while (!lc_grain_short(&g) && n < 100) {
+        lc_grain_note(&g, 50);
+        n++;
+    }
+    assert_true(lc_grain_short(&g));
+    assert_in_range(n, 2, 40);
+}
+
+static void test_limit_zero_is_never_short(void **state)
+{
+    (void)state;
+    struct lc_grain g;
+    lc_grain_init(&g, 0);
+    assert_int_equal(g.limit, 0);
+    lc_grain_note(&g, 0);
+    assert_false(lc_grain_short(&g));
+    uint64_t last = 12345;
+    assert_int_equal(lc_grain_check(&g, &last), 0);
+    assert_int_equal(last, 0);
+}
+
+static void test_init_converts_nanoseconds(void **state)
+{
+    (void)state;
+    struct lc_grain g;
+    lc_grain_init(&g, 1000000);   /* 1 ms: some ticks per ns, whatever the clock */
+    assert_true(g.limit > 0);
+    assert_int_equal(g.clamp, g.limit * LC_GRAIN_CLAMP);
+    assert_int_equal(atomic_load(&g.est), LC_GRAIN_UNKNOWN);
+    assert_false(lc_grain_short(&g));
+    /* the rate is measured: 1 ms is between 1e5 and 1e8 ticks on any
+     * clock from 100 MHz to 100 GHz (nanoseconds: 1e6) */
+    assert_in_range(g.limit, 100000, 100000000);
+}
+
+static void test_check_runs_here_when_short(void **state)
+{
+    (void)state;
+    struct lc_grain g = make(1000000, 10);
+    uint64_t last = 0;
+    assert_int_equal(lc_grain_check(&g, &last), 1);
+    assert_true(last != 0);
+    assert_int_equal(lc_grain_check(&g, &last), 1);   /* right after: a short gap */
+}
+
+static void test_long_gap_ends_short_mode(void **state)
+{
+    (void)state;
+    struct lc_grain g = make(1000, 10);
+    uint64_t last = lc_ticks() - 2 * LC_GRAIN_GAP * g.limit;   /* the last task ran long */
+    assert_int_equal(lc_grain_check(&g, &last), 0);
+    assert_false(lc_grain_short(&g));
+    assert_int_equal(last, 0);
+    assert_int_equal(lc_grain_check(&g, &last), 0);   /* and stays ended */
+}
+
+static void test_check_when_not_short_forgets_last(void **state)
+{
+    (void)state;
+    struct lc_grain g = make(1000, 5000);
+    uint64_t last = 42;
+    assert_int_equal(lc_grain_check(&g, &last), 0);
+    assert_int_equal(last, 0);   /* a later short mode starts without a stale gap */
+}
+
+/* ---- through the API, two workers ---- */
+
+static _Atomic int in_spawn;          /* the spawner is inside locus_spawn() */
+static _Atomic int spawner_id;
+static _Atomic int ran_at_spawn;      /* bodies run on the spawner inside its spawn call */
+static _Atomic int bodies;
+static char objs[64][64];
+
+static void body(void *arg)
+{
+    (void)arg;
+    if (atomic_load(&in_spawn) && locus_worker_id() == atomic_load(&spawner_id))
+        atomic_fetch_add(&ran_at_spawn, 1);
+    atomic_fetch_add(&bodies, 1);
+}
+
+static void nop(void *arg)
+{
+    (void)arg;
+}
+
+static void start(const char *grain)
+{
+    setenv("LOCUS_THREADS", "2", 1);
+    setenv("LOCUS_GRAIN_NS", grain, 1);
+    assert_int_equal(locus_init(), 0);
+    for (int i = 0; i < 2000; i++)   /* samples of empty bodies */
+        assert_int_equal(locus_spawn(nop, NULL, 0, NULL, 0), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    atomic_store(&ran_at_spawn, 0);
+    atomic_store(&bodies, 0);
+}
+
+static void stop(void)
+{
+    assert_int_equal(locus_finalize(), 0);
+    unsetenv("LOCUS_THREADS");
+    unsetenv("LOCUS_GRAIN_NS");
+}
+
+/* Spawns 32 ready tasks (distinct objects), each in the spawn flag. */
+static void spawn_ready_batch(locus_task_fn fn)
+{
+    atomic_store(&spawner_id, locus_worker_id());
+    for (int i = 0; i < 32; i++) {
+        atomic_store(&in_spawn, 1);
+        assert_int_equal(locus_task(fn, NULL, 0, LOCUS_INOUT(objs[i], sizeof objs[i])), 0);
+        atomic_store(&in_spawn, 0);
+    }
+    assert_int_equal(locus_taskwait(), 0);
+}
+
+static void test_short_ready_tasks_run_at_spawn(void **state)
+{
+    (void)state;
+    start("1000000");
+    spawn_ready_batch(body);
+    assert_int_equal(atomic_load(&bodies), 32);
+    /* every spawn but one that found a gap (a preemption) ran its task */
+    assert_true(atomic_load(&ran_at_spawn) >= 16);
+    stop();
+}
+
+static void test_off_never_runs_at_spawn(void **state)
+{
+    (void)state;
+    start("0");
+    for (int k = 0; k < 20; k++)   /* 32 queued at most: the queue-length rule stays out */
+        spawn_ready_batch(body);
+    assert_int_equal(atomic_load(&bodies), 20 * 32);
+    assert_int_equal(atomic_load(&ran_at_spawn), 0);
+    stop();
+}
+
+/* A task run at spawn spawns a ready child: the child is queued, not run
+ * inside that nested spawn, so a long task taken for short keeps only its
+ * own body on the spawner. */
+static _Atomic int parents_at_spawn;
+
+static void parent_body(void *arg)
+{
+    (void)arg;
+    int me = locus_worker_id();
+    if (atomic_load(&in_spawn) && me == atomic_load(&spawner_id)) {
+        atomic_fetch_add(&parents_at_spawn, 1);
+        atomic_store(&in_spawn, 0);            /* the child's check is about the nested call */
+        static char child_obj[64];
+        atomic_store(&spawner_id, me);
+        atomic_store(&in_spawn, 1);
+        assert_int_equal(locus_task(body, NULL, 0, LOCUS_INOUT(child_obj, sizeof child_obj)), 0);
+        atomic_store(&in_spawn, 0);
+        assert_int_equal(locus_taskwait(), 0);
+        atomic_store(&in_spawn, 1);            /* back to the outer spawn call */
+    }
+}
+
+static void test_children_of_a_task_run_at_spawn_are_queued(void **state)
+{
+    (void)state;
+    start("1000000");
+    atomic_store(&parents_at_spawn, 0);
+    spawn_ready_batch(parent_body);
+    assert_true(atomic_load(&parents_at_spawn) >= 16);
+    assert_int_equal(atomic_load(&ran_at_spawn), 0);
+    assert_int_equal(atomic_load(&bodies), atomic_load(&parents_at_spawn));
+    stop();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_sample_taken_whole),
+        cmocka_unit_test(test_mean_weights_an_eighth),
+        cmocka_unit_test(test_outlier_is_clamped),
+        cmocka_unit_test(test_limit_zero_is_never_short),
+        cmocka_unit_test(test_init_converts_nanoseconds),
+        cmocka_unit_test(test_check_runs_here_when_short),
+        cmocka_unit_test(test_long_gap_ends_short_mode),
+        cmocka_unit_test(test_check_when_not_short_forgets_last),
+        cmocka_unit_test(test_short_ready_tasks_run_at_spawn),
+        cmocka_unit_test(test_off_never_runs_at_spawn),
+        cmocka_unit_test(test_children_of_a_task_run_at_spawn_are_queued),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
