@@ -100,24 +100,15 @@ void lc_task_complete(struct lc_worker *w, struct lc_task *t)
         lc_execute(w, next);
 }
 
-/* Runs t's body on w (timing one body in LC_GRAIN_EVERY for grain.h) and
- * drops the body's share of pending; 1 when t is then complete. */
+/* Runs t's body on w and drops the body's share of pending; 1 when t is
+ * then complete. */
 static inline int run_body(struct lc_worker *w, struct lc_task *t)
 {
     struct lc_task *saved = w->cur;
     if (t->loc)
         lc_locality_run(w, t);
     w->cur = t;
-    if (__builtin_expect(--w->grain_countdown == 0, 0)) {
-        struct lc_grain *g = &w->rt->grain;
-        w->grain_countdown = LC_GRAIN_EVERY;
-        uint64_t t0 = lc_ticks();
-        t->fn(t->arg);
-        if (g->limit)
-            lc_grain_note(g, lc_ticks() - t0);
-    } else {
-        t->fn(t->arg);
-    }
+    lc_run_fn(w, t->fn, t->arg);
     w->cur = saved;
     lc_stat_add(&w->stats.tasks_run, 1);
 

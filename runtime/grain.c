@@ -28,9 +28,11 @@ static uint64_t ticks_per_64k_ns(void)
 #endif
 }
 
-void lc_grain_init(struct lc_grain *g, unsigned limit_ns)
+void lc_grain_init(struct lc_grain *g, unsigned limit_ns, int nworkers)
 {
-    atomic_store_explicit(&g->est, LC_GRAIN_UNKNOWN, memory_order_relaxed);
+    g->always = limit_ns && nworkers == 1;
+    if (g->always)
+        limit_ns = 0;   /* nothing to estimate */
     g->limit = limit_ns ? ((uint64_t)limit_ns * ticks_per_64k_ns() >> 16) : 0;
     if (limit_ns && g->limit == 0)
         g->limit = 1;

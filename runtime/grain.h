@@ -15,7 +15,11 @@
  * (lc_backlog_own) and this is the other half, by body length.
  *
  * The estimate is an exponentially weighted mean of sampled body times
- * (every LC_GRAIN_EVERY-th body a worker runs), shared by all workers.
+ * (every LC_GRAIN_EVERY-th body a worker runs), one per worker, on a line
+ * only its owner touches: a shared one would move between cores with
+ * every sample, which costs more than it saves (recursive fib with tiny
+ * tasks ran 20% slower).  A spawner thus judges by the bodies it has run
+ * itself, and one that has run none yet queues as usual.
  * What bounds a wrong guess: a spawner in short mode reads the clock at
  * each such spawn, and a gap since the previous one longer than
  * LC_GRAIN_GAP estimates means the task it ran last was long, which ends
@@ -26,17 +30,18 @@
 #ifndef LC_GRAIN_H
 #define LC_GRAIN_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
 
+/* The limits, fixed at init; each worker keeps its own estimate. */
 struct lc_grain {
-    _Atomic uint64_t est;   /* mean body time in ticks; LC_GRAIN_UNKNOWN before a sample */
     uint64_t limit;         /* LOCUS_GRAIN_NS in ticks; 0: never run at spawn */
     uint64_t clamp;         /* largest sample taken in (LC_GRAIN_CLAMP limits) */
+    int always;             /* one worker: no other core to hand over to, so every
+                               ready task runs at spawn, without a clock read */
 };
 
 #define LC_GRAIN_UNKNOWN UINT64_MAX
@@ -55,47 +60,47 @@ static inline uint64_t lc_ticks(void)
 #endif
 }
 
-/* grain.c: sets g up for a limit of limit_ns (0 = off), measuring the
- * clock's rate against CLOCK_MONOTONIC (about 100 us). */
-void lc_grain_init(struct lc_grain *g, unsigned limit_ns);
+/* grain.c: sets g up for a limit of limit_ns (0 = off) and nworkers
+ * workers, measuring the clock's rate against CLOCK_MONOTONIC (about
+ * 100 us) where it needs it. */
+void lc_grain_init(struct lc_grain *g, unsigned limit_ns, int nworkers);
 
-/* Takes one body time (ticks) into the mean: 1/8 weight, the first sample
- * whole.  Workers update it with plain loads and stores: a lost update
- * costs one sample, and an atomic read-modify-write would cost a locked
- * instruction on a shared line. */
-static inline void lc_grain_note(struct lc_grain *g, uint64_t ticks)
+/* Takes one body time (ticks) into the mean *est (LC_GRAIN_UNKNOWN before
+ * the first sample, which is taken whole; then 1/8 weight). */
+static inline void lc_grain_note(const struct lc_grain *g, uint64_t *est, uint64_t ticks)
 {
     if (ticks > g->clamp)
         ticks = g->clamp;
-    uint64_t est = atomic_load_explicit(&g->est, memory_order_relaxed);
-    est = est == LC_GRAIN_UNKNOWN ? ticks : est - est / 8 + ticks / 8;
-    atomic_store_explicit(&g->est, est, memory_order_relaxed);
+    *est = *est == LC_GRAIN_UNKNOWN ? ticks : *est - *est / 8 + ticks / 8;
 }
 
-/* Whether recent bodies are short enough to run a ready task at spawn. */
-static inline int lc_grain_short(const struct lc_grain *g)
+/* Whether bodies averaging est are short enough to run a ready task at
+ * spawn. */
+static inline int lc_grain_short(const struct lc_grain *g, uint64_t est)
 {
-    return atomic_load_explicit(&g->est, memory_order_relaxed) < g->limit;
+    return est < g->limit;
 }
 
 /*
- * The spawner's check before running a ready task at spawn: *last is the
- * spawner's clock reading at its previous such check (0: none).  Returns 1
- * to run the task here.  A gap longer than LC_GRAIN_GAP limits since the
- * previous check (the task run then was long, or the program did long work
- * between spawns) is taken as a sample, which ends short mode, and this
- * task goes to the scheduler.
+ * The spawner's check before running a ready task at spawn: *est is its
+ * estimate, *last its clock reading at its previous such check (0: none).
+ * Returns 1 to run the task here.  A gap longer than LC_GRAIN_GAP limits
+ * since the previous check (the task run then was long, or the program did
+ * long work between spawns) is taken as a sample, which ends short mode,
+ * and this task goes to the scheduler.
  */
-static inline int lc_grain_check(struct lc_grain *g, uint64_t *last)
+static inline int lc_grain_check(const struct lc_grain *g, uint64_t *est, uint64_t *last)
 {
-    if (!lc_grain_short(g)) {
+    if (g->always)
+        return 1;
+    if (!lc_grain_short(g, *est)) {
         *last = 0;
         return 0;
     }
     uint64_t now = lc_ticks(), prev = *last;
     *last = now;
     if (prev && now - prev > LC_GRAIN_GAP * g->limit) {
-        lc_grain_note(g, g->clamp);
+        lc_grain_note(g, est, g->clamp);
         *last = 0;
         return 0;
     }

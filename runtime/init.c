@@ -192,8 +192,9 @@ static int init_runtime(int team_mode, int team_threads)
         w->cpu = cpu[i];
         w->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) | 1;
         w->grain_countdown = 1;   /* the first body is timed */
+        w->grain_est = LC_GRAIN_UNKNOWN;
     }
-    lc_grain_init(&rt->grain, rt->opt.grain_ns);
+    lc_grain_init(&rt->grain, rt->opt.grain_ns, rt->nworkers);
     free(node);
     free(cpu);
 

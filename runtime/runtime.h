@@ -62,6 +62,7 @@ struct lc_worker {
     unsigned idle_polls;                        /* failed pops in a row */
     uint32_t grain_countdown;                   /* bodies until the next timed one (grain.h) */
     int at_spawn;                               /* running a task at its spawn (exec.c) */
+    uint64_t grain_est;                         /* mean body time in ticks (grain.h) */
     uint64_t grain_last;                        /* clock at the last run-at-spawn check, 0 none */
     _Alignas(LC_CACHELINE) struct lc_worker_stats stats;
     struct lc_worker_stats stats_base;          /* snapshot at locus_reset_stats() */
@@ -91,6 +92,7 @@ struct lc_runtime {
     int *ft_nodes, n_ft_nodes;          /* nodes with workers, for dealing first-touch tasks */
     uint64_t t0_ns;                     /* stats clock start */
     int mempolicy_set;                  /* DI on a real machine: interleave policy installed */
+    struct lc_grain grain;              /* LOCUS_GRAIN_NS in clock ticks */
 
     /* Written often, so each on a line of its own, away from the fields
      * above that every spawn and every steal read: the global pool's lock
@@ -98,8 +100,6 @@ struct lc_runtime {
      * (taskpool.h), and NAFT counts every first-touch task in ft_next. */
     _Alignas(LC_CACHELINE) struct lc_taskpool_global gpool;
     _Alignas(LC_CACHELINE) _Atomic unsigned ft_next;
-    /* the body-length estimate: sampled by every worker, read at spawns */
-    _Alignas(LC_CACHELINE) struct lc_grain grain;
 
     /* sleeping and waking (wait.c) */
     struct lc_node_sync *nsync;         /* nnodes entries */
@@ -118,6 +118,22 @@ struct lc_runtime {
     struct lc_task **job_implicit;                   /* per worker, allocated by the poster */
     _Alignas(LC_CACHELINE) _Atomic int job_running;  /* workers still inside the job */
 };
+
+/* Calls a task body on w, timing one body in LC_GRAIN_EVERY for the
+ * body-length estimate (grain.h). */
+static inline void lc_run_fn(struct lc_worker *w, locus_task_fn fn, void *arg)
+{
+    if (__builtin_expect(--w->grain_countdown == 0, 0)) {
+        const struct lc_grain *g = &w->rt->grain;
+        w->grain_countdown = LC_GRAIN_EVERY;
+        uint64_t t0 = lc_ticks();
+        fn(arg);
+        if (g->limit)
+            lc_grain_note(g, &w->grain_est, lc_ticks() - t0);
+    } else {
+        fn(arg);
+    }
+}
 
 /* The running runtime, NULL outside init..finalize. */
 extern struct lc_runtime *lc_rt;

@@ -77,17 +77,22 @@ static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_tas
 }
 
 /* Runs a dependency-free task at once on w, as its own task (so its
- * children and taskwait behave as usual). */
+ * children and taskwait behave as usual).  Its children are not run at
+ * their spawn (grain.h): if it is longer than it was taken for, they are
+ * what the other workers can take meanwhile. */
 static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, void *arg)
 {
     struct lc_task *parent = w->cur;
+    int at_spawn = w->at_spawn;
     t->flags = 0;
     t->arg = arg;          /* runs before spawn returns: no copy needed */
     /* no group: it is complete before spawn returns, nobody waits for it */
     init_ready(t, fn, parent, NULL);
 
     w->cur = t;
-    fn(arg);
+    w->at_spawn = 1;
+    lc_run_fn(w, fn, arg);
+    w->at_spawn = at_spawn;
     w->cur = parent;
     lc_stat_add(&w->stats.tasks_run, 1);
     if (t->nspawned)
@@ -152,7 +157,10 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     struct lc_task *parent = w->cur;
     int now = 0;
     if (ndeps == 0) {
-        if (sched->backlog(w)) {
+        /* a long queue here already, or bodies shorter than a hand-over
+         * to another core (grain.h): run it now */
+        if (sched->backlog(w)
+            || (!w->at_spawn && lc_grain_check(&rt->grain, &w->grain_est, &w->grain_last))) {
             now = 1;
         } else if (arg_size == 0 && !lc_task_open_group(parent)) {
             /* queued as (fn, arg, parent): its taker makes the descriptor */
@@ -223,7 +231,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                 sched->push(w, t);
             else if (sched->backlog(w))
                 lc_execute(w, t);
-            else if (!w->at_spawn && lc_grain_check(&rt->grain, &w->grain_last))
+            else if (!w->at_spawn && lc_grain_check(&rt->grain, &w->grain_est, &w->grain_last))
                 lc_run_at_spawn(w, t);
             else
                 sched->push(w, t);

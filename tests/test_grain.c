@@ -21,49 +21,49 @@
 
 /* ---- the estimate and the check, on figures set by hand ---- */
 
-static struct lc_grain make(uint64_t limit, uint64_t est)
+static struct lc_grain make(uint64_t limit)
 {
-    struct lc_grain g;
-    atomic_init(&g.est, est);
-    g.limit = limit;
-    g.clamp = limit * LC_GRAIN_CLAMP;
+    struct lc_grain g = { .limit = limit, .clamp = limit * LC_GRAIN_CLAMP };
     return g;
 }
 
 static void test_first_sample_taken_whole(void **state)
 {
     (void)state;
-    struct lc_grain g = make(1000, LC_GRAIN_UNKNOWN);
-    assert_false(lc_grain_short(&g));          /* no sample yet: not short */
-    lc_grain_note(&g, 80);
-    assert_int_equal(atomic_load(&g.est), 80);
-    assert_true(lc_grain_short(&g));
+    struct lc_grain g = make(1000);
+    uint64_t est = LC_GRAIN_UNKNOWN;
+    assert_false(lc_grain_short(&g, est));     /* no sample yet: not short */
+    lc_grain_note(&g, &est, 80);
+    assert_int_equal(est, 80);
+    assert_true(lc_grain_short(&g, est));
 }
 
 static void test_mean_weights_an_eighth(void **state)
 {
     (void)state;
-    struct lc_grain g = make(1000, 800);
-    lc_grain_note(&g, 1600);
-    assert_int_equal(atomic_load(&g.est), 800 - 100 + 200);
-    lc_grain_note(&g, 0);
-    assert_int_equal(atomic_load(&g.est), 900 - 112);
+    struct lc_grain g = make(1000);
+    uint64_t est = 800;
+    lc_grain_note(&g, &est, 1600);
+    assert_int_equal(est, 800 - 100 + 200);
+    lc_grain_note(&g, &est, 0);
+    assert_int_equal(est, 900 - 112);
 }
 
 static void test_outlier_is_clamped(void **state)
 {
     (void)state;
-    struct lc_grain g = make(1000, 0);
-    lc_grain_note(&g, UINT64_MAX / 2);         /* a body preempted for ages */
-    assert_int_equal(atomic_load(&g.est), 16000 / 8);
-    assert_false(lc_grain_short(&g));
+    struct lc_grain g = make(1000);
+    uint64_t est = 0;
+    lc_grain_note(&g, &est, UINT64_MAX / 2);   /* a body preempted for ages */
+    assert_int_equal(est, 16000 / 8);
+    assert_false(lc_grain_short(&g, est));
     /* and short bodies bring it back within a few dozen samples */
     int n = 0;
-    while (!lc_grain_short(&g) && n < 100) {
-        lc_grain_note(&g, 50);
+    while (!lc_grain_short(&g, est) && n < 100) {
+        lc_grain_note(&g, &est, 50);
         n++;
     }
-    assert_true(lc_grain_short(&g));
+    assert_true(lc_grain_short(&g, est));
     assert_in_range(n, 2, 40);
 }
 
@@ -71,24 +71,38 @@ static void test_limit_zero_is_never_short(void **state)
 {
     (void)state;
     struct lc_grain g;
-    lc_grain_init(&g, 0);
+    lc_grain_init(&g, 0, 4);
     assert_int_equal(g.limit, 0);
-    lc_grain_note(&g, 0);
-    assert_false(lc_grain_short(&g));
+    uint64_t est = LC_GRAIN_UNKNOWN;
+    lc_grain_note(&g, &est, 0);
+    assert_false(lc_grain_short(&g, est));
     uint64_t last = 12345;
-    assert_int_equal(lc_grain_check(&g, &last), 0);
+    assert_int_equal(lc_grain_check(&g, &est, &last), 0);
     assert_int_equal(last, 0);
+}
+
+static void test_one_worker_always_runs_at_spawn(void **state)
+{
+    (void)state;
+    struct lc_grain g;
+    uint64_t est = LC_GRAIN_UNKNOWN, last = 0;
+    lc_grain_init(&g, 200, 1);
+    assert_true(g.always);
+    assert_int_equal(g.limit, 0);             /* nothing sampled */
+    assert_int_equal(lc_grain_check(&g, &est, &last), 1);
+    assert_int_equal(last, 0);                /* and no clock read */
+    lc_grain_init(&g, 0, 1);                  /* off is off, one worker or not */
+    assert_false(g.always);
+    assert_int_equal(lc_grain_check(&g, &est, &last), 0);
 }
 
 static void test_init_converts_nanoseconds(void **state)
 {
     (void)state;
     struct lc_grain g;
-    lc_grain_init(&g, 1000000);   /* 1 ms: some ticks per ns, whatever the clock */
-    assert_true(g.limit > 0);
+    lc_grain_init(&g, 1000000, 4);   /* 1 ms */
     assert_int_equal(g.clamp, g.limit * LC_GRAIN_CLAMP);
-    assert_int_equal(atomic_load(&g.est), LC_GRAIN_UNKNOWN);
-    assert_false(lc_grain_short(&g));
+    assert_false(lc_grain_short(&g, LC_GRAIN_UNKNOWN));
     /* the rate is measured: 1 ms is between 1e5 and 1e8 ticks on any
      * clock from 100 MHz to 100 GHz (nanoseconds: 1e6) */
     assert_in_range(g.limit, 100000, 100000000);
@@ -97,30 +111,32 @@ static void test_init_converts_nanoseconds(void **state)
 static void test_check_runs_here_when_short(void **state)
 {
     (void)state;
-    struct lc_grain g = make(1000000, 10);
-    uint64_t last = 0;
-    assert_int_equal(lc_grain_check(&g, &last), 1);
+    struct lc_grain g = make(1000000);
+    uint64_t est = 10, last = 0;
+    assert_int_equal(lc_grain_check(&g, &est, &last), 1);
     assert_true(last != 0);
-    assert_int_equal(lc_grain_check(&g, &last), 1);   /* right after: a short gap */
+    assert_int_equal(lc_grain_check(&g, &est, &last), 1);   /* right after: a short gap */
+    assert_int_equal(est, 10);
 }
 
 static void test_long_gap_ends_short_mode(void **state)
 {
     (void)state;
-    struct lc_grain g = make(1000, 10);
+    struct lc_grain g = make(1000);
+    uint64_t est = 10;
     uint64_t last = lc_ticks() - 2 * LC_GRAIN_GAP * g.limit;   /* the last task ran long */
-    assert_int_equal(lc_grain_check(&g, &last), 0);
-    assert_false(lc_grain_short(&g));
+    assert_int_equal(lc_grain_check(&g, &est, &last), 0);
+    assert_false(lc_grain_short(&g, est));
     assert_int_equal(last, 0);
-    assert_int_equal(lc_grain_check(&g, &last), 0);   /* and stays ended */
+    assert_int_equal(lc_grain_check(&g, &est, &last), 0);   /* and stays ended */
 }
 
 static void test_check_when_not_short_forgets_last(void **state)
 {
     (void)state;
-    struct lc_grain g = make(1000, 5000);
-    uint64_t last = 42;
-    assert_int_equal(lc_grain_check(&g, &last), 0);
+    struct lc_grain g = make(1000);
+    uint64_t est = 5000, last = 42;
+    assert_int_equal(lc_grain_check(&g, &est, &last), 0);
     assert_int_equal(last, 0);   /* a later short mode starts without a stale gap */
 }
 
@@ -140,21 +156,36 @@ static void body(void *arg)
     atomic_fetch_add(&bodies, 1);
 }
 
+static _Atomic int on_spawner;   /* warm-up bodies run by worker 0 */
+
 static void nop(void *arg)
 {
     (void)arg;
+    if (locus_worker_id() == 0)
+        atomic_fetch_add(&on_spawner, 1);
+}
+
+static void start_on(const char *threads, const char *grain)
+{
+    setenv("LOCUS_THREADS", threads, 1);
+    setenv("LOCUS_GRAIN_NS", grain, 1);
+    assert_int_equal(locus_init(), 0);
+    /* Each worker judges by the bodies it ran itself (grain.h): warm up
+     * until the spawner has run some, then some more. */
+    atomic_store(&on_spawner, 0);
+    for (int k = 0; k < 1000 && atomic_load(&on_spawner) < 1000; k++) {
+        for (int i = 0; i < 1000; i++)
+            assert_int_equal(locus_spawn(nop, NULL, 0, NULL, 0), 0);
+        assert_int_equal(locus_taskwait(), 0);
+    }
+    assert_true(atomic_load(&on_spawner) >= 1000);
+    atomic_store(&ran_at_spawn, 0);
+    atomic_store(&bodies, 0);
 }
 
 static void start(const char *grain)
 {
-    setenv("LOCUS_THREADS", "2", 1);
-    setenv("LOCUS_GRAIN_NS", grain, 1);
-    assert_int_equal(locus_init(), 0);
-    for (int i = 0; i < 2000; i++)   /* samples of empty bodies */
-        assert_int_equal(locus_spawn(nop, NULL, 0, NULL, 0), 0);
-    assert_int_equal(locus_taskwait(), 0);
-    atomic_store(&ran_at_spawn, 0);
-    atomic_store(&bodies, 0);
+    start_on("2", grain);
 }
 
 static void stop(void)
@@ -194,6 +225,20 @@ static void test_off_never_runs_at_spawn(void **state)
     for (int k = 0; k < 20; k++)   /* 32 queued at most: the queue-length rule stays out */
         spawn_ready_batch(body);
     assert_int_equal(atomic_load(&bodies), 20 * 32);
+    assert_int_equal(atomic_load(&ran_at_spawn), 0);
+    stop();
+}
+
+static void test_one_worker_runs_every_ready_task_at_spawn(void **state)
+{
+    (void)state;
+    start_on("1", "200");
+    spawn_ready_batch(body);
+    assert_int_equal(atomic_load(&ran_at_spawn), 32);
+    stop();
+    start_on("1", "0");
+    spawn_ready_batch(body);
+    assert_int_equal(atomic_load(&bodies), 32);
     assert_int_equal(atomic_load(&ran_at_spawn), 0);
     stop();
 }
@@ -239,12 +284,14 @@ int main(void)
         cmocka_unit_test(test_mean_weights_an_eighth),
         cmocka_unit_test(test_outlier_is_clamped),
         cmocka_unit_test(test_limit_zero_is_never_short),
+        cmocka_unit_test(test_one_worker_always_runs_at_spawn),
         cmocka_unit_test(test_init_converts_nanoseconds),
         cmocka_unit_test(test_check_runs_here_when_short),
         cmocka_unit_test(test_long_gap_ends_short_mode),
         cmocka_unit_test(test_check_when_not_short_forgets_last),
         cmocka_unit_test(test_short_ready_tasks_run_at_spawn),
         cmocka_unit_test(test_off_never_runs_at_spawn),
+        cmocka_unit_test(test_one_worker_runs_every_ready_task_at_spawn),
         cmocka_unit_test(test_children_of_a_task_run_at_spawn_are_queued),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
