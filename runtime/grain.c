@@ -37,4 +37,5 @@ void lc_grain_init(struct lc_grain *g, unsigned limit_ns, int nworkers)
     if (limit_ns && g->limit == 0)
         g->limit = 1;
     g->clamp = g->limit * LC_GRAIN_CLAMP;
+    atomic_init(&g->hint, LC_GRAIN_UNKNOWN);
 }

@@ -92,7 +92,7 @@ struct lc_runtime {
     int *ft_nodes, n_ft_nodes;          /* nodes with workers, for dealing first-touch tasks */
     uint64_t t0_ns;                     /* stats clock start */
     int mempolicy_set;                  /* DI on a real machine: interleave policy installed */
-    struct lc_grain grain;              /* LOCUS_GRAIN_NS in clock ticks */
+    struct lc_grain grain;              /* LOCUS_GRAIN_NS in clock ticks, and a hint (grain.h) */
 
     /* Written often, so each on a line of its own, away from the fields
      * above that every spawn and every steal read: the global pool's lock
@@ -124,7 +124,7 @@ struct lc_runtime {
 static inline void lc_run_fn(struct lc_worker *w, locus_task_fn fn, void *arg)
 {
     if (__builtin_expect(--w->grain_countdown == 0, 0)) {
-        const struct lc_grain *g = &w->rt->grain;
+        struct lc_grain *g = &w->rt->grain;
         w->grain_countdown = LC_GRAIN_EVERY;
         uint64_t t0 = lc_ticks();
         fn(arg);

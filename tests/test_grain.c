@@ -2,9 +2,9 @@
  * test_grain.c - running short tasks at their spawn (runtime/grain.h,
  * LOCUS_GRAIN_NS): the body-length estimate and the spawner's check, on
  * hand-made figures; then, through the API on two workers, that a ready
- * dependent task runs inside locus_spawn() when bodies are short, never
- * when the feature is off, and that tasks spawned by a task run at spawn
- * are queued instead.  Nothing here depends on how fast anything runs:
+ * task runs inside locus_spawn() when bodies are short, never when the
+ * feature is off, that tasks spawned by a task run at spawn are queued
+ * instead, and that one worker runs every ready task at spawn.  Nothing here depends on how fast anything runs:
  * the limit in the API tests (1 ms) is far above an empty body's time.
  */
 #include <setjmp.h>
@@ -79,6 +79,26 @@ static void test_limit_zero_is_never_short(void **state)
     uint64_t last = 12345;
     assert_int_equal(lc_grain_check(&g, &est, &last), 0);
     assert_int_equal(last, 0);
+}
+
+static void test_hint_for_a_spawner_that_ran_nothing(void **state)
+{
+    (void)state;
+    struct lc_grain g;
+    lc_grain_init(&g, 1000000, 2);   /* 1 ms */
+    uint64_t spawner = LC_GRAIN_UNKNOWN, thief = LC_GRAIN_UNKNOWN, last = 0;
+    assert_int_equal(lc_grain_check(&g, &spawner, &last), 0);   /* nobody knows yet */
+    assert_int_equal(spawner, LC_GRAIN_UNKNOWN);
+    lc_grain_note(&g, &thief, 10);    /* the thief's first body: short, a crossing */
+    assert_int_equal(atomic_load(&g.hint), 10);
+    lc_grain_note(&g, &thief, 10);    /* no crossing: the hint is not written */
+    atomic_store(&g.hint, 77);
+    lc_grain_note(&g, &thief, 10);
+    assert_int_equal(atomic_load(&g.hint), 77);
+    assert_int_equal(lc_grain_check(&g, &spawner, &last), 1);   /* adopted */
+    assert_int_equal(spawner, 77);
+    lc_grain_note(&g, &thief, UINT64_MAX);   /* long now: crosses back */
+    assert_false(lc_grain_short(&g, atomic_load(&g.hint)));
 }
 
 static void test_one_worker_always_runs_at_spawn(void **state)
@@ -195,16 +215,25 @@ static void stop(void)
     unsetenv("LOCUS_GRAIN_NS");
 }
 
-/* Spawns 32 ready tasks (distinct objects), each in the spawn flag. */
-static void spawn_ready_batch(locus_task_fn fn)
+/* Spawns 32 ready tasks, each on an object of its own (or, without deps,
+ * none), each in the spawn flag. */
+static void spawn_batch(locus_task_fn fn, int with_deps)
 {
     atomic_store(&spawner_id, locus_worker_id());
     for (int i = 0; i < 32; i++) {
         atomic_store(&in_spawn, 1);
-        assert_int_equal(locus_task(fn, NULL, 0, LOCUS_INOUT(objs[i], sizeof objs[i])), 0);
+        if (with_deps)
+            assert_int_equal(locus_task(fn, NULL, 0, LOCUS_INOUT(objs[i], sizeof objs[i])), 0);
+        else
+            assert_int_equal(locus_spawn(fn, NULL, 0, NULL, 0), 0);
         atomic_store(&in_spawn, 0);
     }
     assert_int_equal(locus_taskwait(), 0);
+}
+
+static void spawn_ready_batch(locus_task_fn fn)
+{
+    spawn_batch(fn, 1);
 }
 
 static void test_short_ready_tasks_run_at_spawn(void **state)
@@ -215,6 +244,10 @@ static void test_short_ready_tasks_run_at_spawn(void **state)
     assert_int_equal(atomic_load(&bodies), 32);
     /* every spawn but one that found a gap (a preemption) ran its task */
     assert_true(atomic_load(&ran_at_spawn) >= 16);
+    atomic_store(&ran_at_spawn, 0);
+    spawn_batch(body, 0);   /* and tasks without dependencies */
+    assert_int_equal(atomic_load(&bodies), 64);
+    assert_true(atomic_load(&ran_at_spawn) >= 16);
     stop();
 }
 
@@ -222,9 +255,11 @@ static void test_off_never_runs_at_spawn(void **state)
 {
     (void)state;
     start("0");
-    for (int k = 0; k < 20; k++)   /* 32 queued at most: the queue-length rule stays out */
-        spawn_ready_batch(body);
-    assert_int_equal(atomic_load(&bodies), 20 * 32);
+    for (int k = 0; k < 20; k++) {   /* 32 queued at most: the queue-length rule stays out */
+        spawn_batch(body, 1);
+        spawn_batch(body, 0);
+    }
+    assert_int_equal(atomic_load(&bodies), 20 * 64);
     assert_int_equal(atomic_load(&ran_at_spawn), 0);
     stop();
 }
@@ -284,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_mean_weights_an_eighth),
         cmocka_unit_test(test_outlier_is_clamped),
         cmocka_unit_test(test_limit_zero_is_never_short),
+        cmocka_unit_test(test_hint_for_a_spawner_that_ran_nothing),
         cmocka_unit_test(test_one_worker_always_runs_at_spawn),
         cmocka_unit_test(test_init_converts_nanoseconds),
         cmocka_unit_test(test_check_runs_here_when_short),
