@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "grain.h"
+#include "rng.h"
 #include "runtime.h"
 
 /* How long the TSC is compared against CLOCK_MONOTONIC: the rate comes out
@@ -37,5 +38,47 @@ void lc_grain_init(struct lc_grain *g, unsigned limit_ns, int nworkers)
     if (limit_ns && g->limit == 0)
         g->limit = 1;
     g->clamp = g->limit * LC_GRAIN_CLAMP;
-    atomic_init(&g->hint, LC_GRAIN_UNKNOWN);
+}
+
+void lc_grain_state_init(struct lc_grain_state *s)
+{
+    atomic_init(&s->est, LC_GRAIN_UNKNOWN);
+    s->last = 0;
+    s->countdown = 1;                  /* the first body is timed */
+    s->skip = 0;
+    s->gaps = 0;
+    s->stale = LC_GRAIN_STALE;         /* the first check asks the peers */
+}
+
+uint64_t lc_grain_mean(_Atomic uint64_t *const *peers, int n)
+{
+    uint64_t sum = 0;
+    int known = 0;
+    for (int i = 0; i < n; i++) {
+        if (!peers[i])
+            continue;
+        uint64_t e = atomic_load_explicit(peers[i], memory_order_relaxed);
+        if (e != LC_GRAIN_UNKNOWN) {
+            sum += e;
+            known++;
+        }
+    }
+    return known ? sum / (uint64_t)known : LC_GRAIN_UNKNOWN;
+}
+
+void lc_grain_ask(struct lc_worker *w)
+{
+    struct lc_runtime *rt = w->rt;
+    _Atomic uint64_t *peers[LC_GRAIN_PEERS];
+    int n = rt->nworkers - 1 < LC_GRAIN_PEERS ? rt->nworkers - 1 : LC_GRAIN_PEERS;
+    int start = (int)(lc_rng_next(&w->rng) % (uint64_t)rt->nworkers);
+    for (int i = 0, k = 0; i < n; k++) {
+        int v = (start + k) % rt->nworkers;
+        if (v != w->id)
+            peers[i++] = &rt->workers[v].grain.est;
+    }
+    uint64_t mean = lc_grain_mean(peers, n);
+    if (mean != LC_GRAIN_UNKNOWN)
+        atomic_store_explicit(&w->grain.est, mean, memory_order_relaxed);
+    w->grain.stale = 0;
 }

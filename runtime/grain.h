@@ -19,17 +19,20 @@
  * only its owner touches: a shared one would move between cores with
  * every sample, which costs more than it saves (recursive fib with tiny
  * tasks ran 20% slower).  A spawner thus judges by the bodies it has run
- * itself, and one that has run none yet by the hint (struct lc_grain).
- * With one
+ * itself; one that has timed none lately (its tasks all run elsewhere)
+ * takes the mean of a few other workers' estimates.  With one
  * worker there is nobody to hand over to: every ready task runs at spawn.
  *
  * What bounds a wrong guess: a spawner in short mode reads the clock at
- * each such spawn, and a gap since the previous one longer than
- * LC_GRAIN_GAP limits means the task it ran last was long, which ends
- * short mode at once; so at most one long task runs on its spawner by
- * mistake, and only its own body (its released successors are queued,
- * and tasks it spawns are not run at spawn: lc_run_at_spawn in exec.c,
- * run_inline in spawn.c).
+ * each such spawn, and two gaps in a row since the previous one longer
+ * than LC_GRAIN_GAP limits (or one longer than LC_GRAIN_GAP_ONE) mean the
+ * tasks it ran were long: the next LC_GRAIN_COOLDOWN ready tasks are
+ * queued.  So at most two tasks in LC_GRAIN_COOLDOWN (one, if they take
+ * longer than LC_GRAIN_GAP_ONE limits) run on their spawner by mistake
+ * (until the spawner's
+ * own timings say the bodies are long), and only their own bodies: the
+ * successors they release are queued, and tasks they spawn are not run at
+ * spawn (lc_run_at_spawn in exec.c, run_inline in spawn.c).
  */
 #ifndef LC_GRAIN_H
 #define LC_GRAIN_H
@@ -41,24 +44,36 @@
 #include <x86intrin.h>
 #endif
 
-/* The limits, fixed at init, and the hint; each worker keeps its own
- * estimate. */
+/* The limits, fixed at init. */
 struct lc_grain {
     uint64_t limit;         /* LOCUS_GRAIN_NS in ticks; 0: never run at spawn */
     uint64_t clamp;         /* largest sample taken in (LC_GRAIN_CLAMP limits) */
     int always;             /* one worker: no other core to hand over to, so every
                                ready task runs at spawn, without a clock read */
-    /* The estimate of the worker whose estimate last crossed the limit
-     * (either way), for a spawner that has run no body yet: a thread that
-     * only spawns, its tasks run by the others, would never leave the
-     * unknown state.  Written on crossings only, so it seldom moves. */
-    _Alignas(64) _Atomic uint64_t hint;
+};
+
+/* One worker's estimate and run-at-spawn state, on a line only its owner
+ * writes.  est is atomic because a stale spawner reads it (grain.c). */
+struct lc_grain_state {
+    _Atomic uint64_t est;   /* mean body time in ticks, LC_GRAIN_UNKNOWN before a sample */
+    uint64_t last;          /* clock at the last check in short mode, 0 none */
+    uint32_t countdown;     /* bodies until the next timed one */
+    uint32_t skip;          /* checks still refused after long gaps */
+    uint32_t gaps;          /* long gaps in a row */
+    uint32_t stale;         /* spawns since this worker last timed a body */
 };
 
 #define LC_GRAIN_UNKNOWN UINT64_MAX
-#define LC_GRAIN_EVERY 16   /* one body timed in so many: two clock reads cost ~25 ns here */
-#define LC_GRAIN_GAP 8      /* a gap of this many limits between short-mode spawns ends it */
-#define LC_GRAIN_CLAMP 16   /* one outlier (a preempted body) lifts the mean by at most 2 limits */
+#define LC_GRAIN_EVERY 16     /* one body timed in so many: two clock reads cost ~25 ns here */
+#define LC_GRAIN_GAP 8        /* two gaps in a row of this many limits between checks... */
+#define LC_GRAIN_GAP_ONE 1000 /* ...or one of this many (longer than an interrupt)... */
+#define LC_GRAIN_COOLDOWN 64  /* ...make the spawner queue the next so many ready tasks */
+#define LC_GRAIN_CLAMP 4      /* one outlier (a preempted body) lifts the mean by half a limit */
+#define LC_GRAIN_STALE 256    /* spawns without a body timed here before the peers are asked */
+#define LC_GRAIN_PEERS 4      /* workers asked */
+
+/* What lc_grain_check() answers. */
+enum { LC_GRAIN_QUEUE = 0, LC_GRAIN_RUN = 1, LC_GRAIN_ASK = 2 };
 
 /* A cheap, monotonic clock: the TSC where there is one, else nanoseconds. */
 static inline uint64_t lc_ticks(void)
@@ -76,17 +91,24 @@ static inline uint64_t lc_ticks(void)
  * 100 us) where it needs it. */
 void lc_grain_init(struct lc_grain *g, unsigned limit_ns, int nworkers);
 
-/* Takes one body time (ticks) into the mean *est (LC_GRAIN_UNKNOWN before
- * the first sample, which is taken whole; then 1/8 weight), and into the
- * hint when the mean crosses the limit. */
-static inline void lc_grain_note(struct lc_grain *g, uint64_t *est, uint64_t ticks)
+/* grain.c: a worker's state before its first body. */
+void lc_grain_state_init(struct lc_grain_state *s);
+
+/* grain.c: the mean of the known estimates in peers[0..n-1] (NULL entries
+ * skipped), or LC_GRAIN_UNKNOWN. */
+uint64_t lc_grain_mean(_Atomic uint64_t *const *peers, int n);
+
+/* Takes one body time (ticks) into s's mean: the first sample whole, then
+ * 1/8 weight. */
+static inline void lc_grain_note(const struct lc_grain *g, struct lc_grain_state *s,
+                                 uint64_t ticks)
 {
     if (ticks > g->clamp)
         ticks = g->clamp;
-    uint64_t old = *est;
-    *est = old == LC_GRAIN_UNKNOWN ? ticks : old - old / 8 + ticks / 8;
-    if ((old < g->limit) != (*est < g->limit))
-        atomic_store_explicit(&g->hint, *est, memory_order_relaxed);
+    uint64_t est = atomic_load_explicit(&s->est, memory_order_relaxed);
+    est = est == LC_GRAIN_UNKNOWN ? ticks : est - est / 8 + ticks / 8;
+    atomic_store_explicit(&s->est, est, memory_order_relaxed);
+    s->stale = 0;
 }
 
 /* Whether bodies averaging est are short enough to run a ready task at
@@ -97,31 +119,44 @@ static inline int lc_grain_short(const struct lc_grain *g, uint64_t est)
 }
 
 /*
- * The spawner's check before running a ready task at spawn: *est is its
- * estimate, *last its clock reading at its previous such check (0: none).
- * Returns 1 to run the task here.  A gap longer than LC_GRAIN_GAP limits
- * since the previous check (the task run then was long, or the program did
- * long work between spawns) is taken as a sample, which ends short mode,
- * and this task goes to the scheduler.
+ * The spawner's check before running a ready task at spawn: LC_GRAIN_RUN
+ * to run it here, LC_GRAIN_QUEUE to queue it, LC_GRAIN_ASK to queue it
+ * and take the peers' estimate (the spawner has timed no body in
+ * LC_GRAIN_STALE spawns: its tasks run elsewhere, so its own estimate
+ * would never change).  In short mode the clock is read at every check:
+ * two gaps in a row longer than LC_GRAIN_GAP limits since the previous
+ * check, or one longer than LC_GRAIN_GAP_ONE, mean the tasks run then were
+ * long (or the program did long work between spawns), and the next
+ * LC_GRAIN_COOLDOWN ready tasks are queued.  One shorter gap is not
+ * enough: an interrupt makes one.  The estimate is left
+ * alone: a spawner that queues runs few bodies, and a wrong one would
+ * stick.
  */
-static inline int lc_grain_check(struct lc_grain *g, uint64_t *est, uint64_t *last)
+static inline int lc_grain_check(const struct lc_grain *g, struct lc_grain_state *s)
 {
     if (g->always)
-        return 1;
-    if (__builtin_expect(*est == LC_GRAIN_UNKNOWN, 0))
-        *est = atomic_load_explicit(&g->hint, memory_order_relaxed);
-    if (!lc_grain_short(g, *est)) {
-        *last = 0;
-        return 0;
+        return LC_GRAIN_RUN;
+    if (!lc_grain_short(g, atomic_load_explicit(&s->est, memory_order_relaxed))) {
+        s->last = 0;
+        return s->stale >= LC_GRAIN_STALE ? LC_GRAIN_ASK : LC_GRAIN_QUEUE;
     }
-    uint64_t now = lc_ticks(), prev = *last;
-    *last = now;
-    if (prev && now - prev > LC_GRAIN_GAP * g->limit) {
-        lc_grain_note(g, est, g->clamp);
-        *last = 0;
-        return 0;
+    if (s->skip) {
+        s->skip--;
+        s->last = 0;
+        return LC_GRAIN_QUEUE;
     }
-    return 1;
+    uint64_t now = lc_ticks(), prev = s->last;
+    s->last = now;
+    if (!prev || now - prev <= LC_GRAIN_GAP * g->limit) {
+        s->gaps = 0;
+        return LC_GRAIN_RUN;
+    }
+    if (++s->gaps < 2 && now - prev <= LC_GRAIN_GAP_ONE * g->limit)
+        return LC_GRAIN_RUN;
+    s->gaps = 0;
+    s->skip = LC_GRAIN_COOLDOWN;
+    s->last = 0;
+    return LC_GRAIN_QUEUE;
 }
 
 #endif /* LC_GRAIN_H */

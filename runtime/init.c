@@ -191,8 +191,7 @@ static int init_runtime(int team_mode, int team_threads)
         w->node = node[i];
         w->cpu = cpu[i];
         w->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) | 1;
-        w->grain_countdown = 1;   /* the first body is timed */
-        w->grain_est = LC_GRAIN_UNKNOWN;
+        lc_grain_state_init(&w->grain);
     }
     lc_grain_init(&rt->grain, rt->opt.grain_ns, rt->nworkers);
     free(node);

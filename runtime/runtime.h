@@ -60,10 +60,8 @@ struct lc_worker {
     struct lc_taskpool pool;
     uint64_t rng;
     unsigned idle_polls;                        /* failed pops in a row */
-    uint32_t grain_countdown;                   /* bodies until the next timed one (grain.h) */
     int at_spawn;                               /* running a task at its spawn (exec.c) */
-    uint64_t grain_est;                         /* mean body time in ticks (grain.h) */
-    uint64_t grain_last;                        /* clock at the last run-at-spawn check, 0 none */
+    struct lc_grain_state grain;                /* body-length estimate (grain.h) */
     _Alignas(LC_CACHELINE) struct lc_worker_stats stats;
     struct lc_worker_stats stats_base;          /* snapshot at locus_reset_stats() */
 };
@@ -92,7 +90,7 @@ struct lc_runtime {
     int *ft_nodes, n_ft_nodes;          /* nodes with workers, for dealing first-touch tasks */
     uint64_t t0_ns;                     /* stats clock start */
     int mempolicy_set;                  /* DI on a real machine: interleave policy installed */
-    struct lc_grain grain;              /* LOCUS_GRAIN_NS in clock ticks, and a hint (grain.h) */
+    struct lc_grain grain;              /* LOCUS_GRAIN_NS in clock ticks (grain.h) */
 
     /* Written often, so each on a line of its own, away from the fields
      * above that every spawn and every steal read: the global pool's lock
@@ -123,16 +121,33 @@ struct lc_runtime {
  * body-length estimate (grain.h). */
 static inline void lc_run_fn(struct lc_worker *w, locus_task_fn fn, void *arg)
 {
-    if (__builtin_expect(--w->grain_countdown == 0, 0)) {
-        struct lc_grain *g = &w->rt->grain;
-        w->grain_countdown = LC_GRAIN_EVERY;
+    if (__builtin_expect(--w->grain.countdown == 0, 0)) {
+        const struct lc_grain *g = &w->rt->grain;
+        w->grain.countdown = LC_GRAIN_EVERY;
         uint64_t t0 = lc_ticks();
         fn(arg);
         if (g->limit)
-            lc_grain_note(g, &w->grain_est, lc_ticks() - t0);
+            lc_grain_note(g, &w->grain, lc_ticks() - t0);
     } else {
         fn(arg);
     }
+}
+
+/* grain.c: w's estimate becomes the mean of a few other workers'. */
+void lc_grain_ask(struct lc_worker *w);
+
+/* Whether w runs a ready task it is spawning at once, by body length
+ * (grain.h); never inside a task run so (exec.c, lc_run_at_spawn). */
+static inline int lc_grain_run_here(struct lc_worker *w)
+{
+    if (w->at_spawn)
+        return 0;
+    int r = lc_grain_check(&w->rt->grain, &w->grain);
+    if (__builtin_expect(r == LC_GRAIN_ASK, 0)) {
+        lc_grain_ask(w);
+        return 0;
+    }
+    return r;
 }
 
 /* The running runtime, NULL outside init..finalize. */

@@ -159,8 +159,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     if (ndeps == 0) {
         /* a long queue here already, or bodies shorter than a hand-over
          * to another core (grain.h): run it now */
-        if (sched->backlog(w)
-            || (!w->at_spawn && lc_grain_check(&rt->grain, &w->grain_est, &w->grain_last))) {
+        if (sched->backlog(w) || lc_grain_run_here(w)) {
             now = 1;
         } else if (arg_size == 0 && !lc_task_open_group(parent)) {
             /* queued as (fn, arg, parent): its taker makes the descriptor */
@@ -231,7 +230,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                 sched->push(w, t);
             else if (sched->backlog(w))
                 lc_execute(w, t);
-            else if (!w->at_spawn && lc_grain_check(&rt->grain, &w->grain_est, &w->grain_last))
+            else if (lc_grain_run_here(w))
                 lc_run_at_spawn(w, t);
             else
                 sched->push(w, t);
@@ -239,6 +238,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     }
 
 spawned:
+    w->grain.stale++;   /* spawns since w last timed a body (grain.h) */
     if (__builtin_expect((parent->nspawned & (LC_THROTTLE_CHECK - 1)) == 0, 0)
         && lc_task_outstanding(parent) > (int64_t)rt->opt.throttle)
         lc_wait_children(w, parent, rt->opt.throttle / 2);

@@ -18,6 +18,7 @@
 
 #include "grain.h"
 #include "locus.h"
+#include "runtime.h"
 
 /* ---- the estimate and the check, on figures set by hand ---- */
 
@@ -27,44 +28,63 @@ static struct lc_grain make(uint64_t limit)
     return g;
 }
 
+static struct lc_grain_state state_with(uint64_t est)
+{
+    struct lc_grain_state s;
+    lc_grain_state_init(&s);
+    atomic_store(&s.est, est);
+    s.stale = 0;
+    return s;
+}
+
+static uint64_t est_of(struct lc_grain_state *s)
+{
+    return atomic_load(&s->est);
+}
+
 static void test_first_sample_taken_whole(void **state)
 {
     (void)state;
     struct lc_grain g = make(1000);
-    uint64_t est = LC_GRAIN_UNKNOWN;
-    assert_false(lc_grain_short(&g, est));     /* no sample yet: not short */
-    lc_grain_note(&g, &est, 80);
-    assert_int_equal(est, 80);
-    assert_true(lc_grain_short(&g, est));
+    struct lc_grain_state s;
+    lc_grain_state_init(&s);
+    assert_int_equal(s.countdown, 1);           /* the first body is timed */
+    assert_false(lc_grain_short(&g, est_of(&s)));   /* no sample yet: not short */
+    lc_grain_note(&g, &s, 80);
+    assert_int_equal(est_of(&s), 80);
+    assert_true(lc_grain_short(&g, est_of(&s)));
 }
 
 static void test_mean_weights_an_eighth(void **state)
 {
     (void)state;
     struct lc_grain g = make(1000);
-    uint64_t est = 800;
-    lc_grain_note(&g, &est, 1600);
-    assert_int_equal(est, 800 - 100 + 200);
-    lc_grain_note(&g, &est, 0);
-    assert_int_equal(est, 900 - 112);
+    struct lc_grain_state s = state_with(800);
+    lc_grain_note(&g, &s, 1600);
+    assert_int_equal(est_of(&s), 800 - 100 + 200);
+    lc_grain_note(&g, &s, 0);
+    assert_int_equal(est_of(&s), 900 - 112);
 }
 
 static void test_outlier_is_clamped(void **state)
 {
     (void)state;
     struct lc_grain g = make(1000);
-    uint64_t est = 0;
-    lc_grain_note(&g, &est, UINT64_MAX / 2);   /* a body preempted for ages */
-    assert_int_equal(est, 16000 / 8);
-    assert_false(lc_grain_short(&g, est));
-    /* and short bodies bring it back within a few dozen samples */
+    struct lc_grain_state s = state_with(0);
+    lc_grain_note(&g, &s, UINT64_MAX / 2);   /* a body preempted for ages */
+    assert_int_equal(est_of(&s), 4000 / 8);
+    assert_true(lc_grain_short(&g, est_of(&s)));   /* one outlier does not end short mode */
+    lc_grain_note(&g, &s, UINT64_MAX / 2);
+    lc_grain_note(&g, &s, UINT64_MAX / 2);
+    assert_false(lc_grain_short(&g, est_of(&s)));  /* three do */
+    /* and short bodies bring it back within a dozen samples */
     int n = 0;
-    while (!lc_grain_short(&g, est) && n < 100) {
-        lc_grain_note(&g, &est, 50);
+    while (!lc_grain_short(&g, est_of(&s)) && n < 100) {
+        lc_grain_note(&g, &s, 50);
         n++;
     }
-    assert_true(lc_grain_short(&g, est));
-    assert_in_range(n, 2, 40);
+    assert_true(lc_grain_short(&g, est_of(&s)));
+    assert_in_range(n, 1, 12);
 }
 
 static void test_limit_zero_is_never_short(void **state)
@@ -73,47 +93,27 @@ static void test_limit_zero_is_never_short(void **state)
     struct lc_grain g;
     lc_grain_init(&g, 0, 4);
     assert_int_equal(g.limit, 0);
-    uint64_t est = LC_GRAIN_UNKNOWN;
-    lc_grain_note(&g, &est, 0);
-    assert_false(lc_grain_short(&g, est));
-    uint64_t last = 12345;
-    assert_int_equal(lc_grain_check(&g, &est, &last), 0);
-    assert_int_equal(last, 0);
-}
-
-static void test_hint_for_a_spawner_that_ran_nothing(void **state)
-{
-    (void)state;
-    struct lc_grain g;
-    lc_grain_init(&g, 1000000, 2);   /* 1 ms */
-    uint64_t spawner = LC_GRAIN_UNKNOWN, thief = LC_GRAIN_UNKNOWN, last = 0;
-    assert_int_equal(lc_grain_check(&g, &spawner, &last), 0);   /* nobody knows yet */
-    assert_int_equal(spawner, LC_GRAIN_UNKNOWN);
-    lc_grain_note(&g, &thief, 10);    /* the thief's first body: short, a crossing */
-    assert_int_equal(atomic_load(&g.hint), 10);
-    lc_grain_note(&g, &thief, 10);    /* no crossing: the hint is not written */
-    atomic_store(&g.hint, 77);
-    lc_grain_note(&g, &thief, 10);
-    assert_int_equal(atomic_load(&g.hint), 77);
-    assert_int_equal(lc_grain_check(&g, &spawner, &last), 1);   /* adopted */
-    assert_int_equal(spawner, 77);
-    lc_grain_note(&g, &thief, UINT64_MAX);   /* long now: crosses back */
-    assert_false(lc_grain_short(&g, atomic_load(&g.hint)));
+    struct lc_grain_state s = state_with(0);
+    assert_false(lc_grain_short(&g, est_of(&s)));
+    s.last = 12345;
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_QUEUE);
+    assert_int_equal(s.last, 0);
 }
 
 static void test_one_worker_always_runs_at_spawn(void **state)
 {
     (void)state;
     struct lc_grain g;
-    uint64_t est = LC_GRAIN_UNKNOWN, last = 0;
+    struct lc_grain_state s;
+    lc_grain_state_init(&s);
     lc_grain_init(&g, 200, 1);
     assert_true(g.always);
     assert_int_equal(g.limit, 0);             /* nothing sampled */
-    assert_int_equal(lc_grain_check(&g, &est, &last), 1);
-    assert_int_equal(last, 0);                /* and no clock read */
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_RUN);
+    assert_int_equal(s.last, 0);              /* and no clock read */
     lc_grain_init(&g, 0, 1);                  /* off is off, one worker or not */
     assert_false(g.always);
-    assert_int_equal(lc_grain_check(&g, &est, &last), 0);
+    assert_int_not_equal(lc_grain_check(&g, &s), LC_GRAIN_RUN);
 }
 
 static void test_init_converts_nanoseconds(void **state)
@@ -122,7 +122,7 @@ static void test_init_converts_nanoseconds(void **state)
     struct lc_grain g;
     lc_grain_init(&g, 1000000, 4);   /* 1 ms */
     assert_int_equal(g.clamp, g.limit * LC_GRAIN_CLAMP);
-    assert_false(lc_grain_short(&g, LC_GRAIN_UNKNOWN));
+    assert_false(g.always);
     /* the rate is measured: 1 ms is between 1e5 and 1e8 ticks on any
      * clock from 100 MHz to 100 GHz (nanoseconds: 1e6) */
     assert_in_range(g.limit, 100000, 100000000);
@@ -132,32 +132,93 @@ static void test_check_runs_here_when_short(void **state)
 {
     (void)state;
     struct lc_grain g = make(1000000);
-    uint64_t est = 10, last = 0;
-    assert_int_equal(lc_grain_check(&g, &est, &last), 1);
-    assert_true(last != 0);
-    assert_int_equal(lc_grain_check(&g, &est, &last), 1);   /* right after: a short gap */
-    assert_int_equal(est, 10);
+    struct lc_grain_state s = state_with(10);
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_RUN);
+    assert_true(s.last != 0);
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_RUN);   /* right after: a short gap */
+    assert_int_equal(est_of(&s), 10);
 }
 
-static void test_long_gap_ends_short_mode(void **state)
+static void test_two_long_gaps_queue_a_while(void **state)
 {
     (void)state;
     struct lc_grain g = make(1000);
-    uint64_t est = 10;
-    uint64_t last = lc_ticks() - 2 * LC_GRAIN_GAP * g.limit;   /* the last task ran long */
-    assert_int_equal(lc_grain_check(&g, &est, &last), 0);
-    assert_false(lc_grain_short(&g, est));
-    assert_int_equal(last, 0);
-    assert_int_equal(lc_grain_check(&g, &est, &last), 0);   /* and stays ended */
+    struct lc_grain_state s = state_with(10);
+    s.last = lc_ticks() - 2 * LC_GRAIN_GAP * g.limit;   /* an interrupt, or a long task */
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_RUN);   /* one gap: still runs */
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_RUN);   /* a short one resets */
+    s.last = lc_ticks() - 2 * LC_GRAIN_GAP * g.limit;
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_RUN);
+    s.last = lc_ticks() - 2 * LC_GRAIN_GAP * g.limit;   /* the second in a row */
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_QUEUE);
+    assert_int_equal(s.last, 0);
+    for (int i = 0; i < LC_GRAIN_COOLDOWN; i++)
+        assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_QUEUE);
+    assert_int_equal(est_of(&s), 10);                    /* the estimate is kept */
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_RUN);   /* and tried again */
+    s.last = lc_ticks() - 2 * LC_GRAIN_GAP_ONE * g.limit;    /* longer than an interrupt */
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_QUEUE);  /* one is enough */
+    assert_int_equal(s.skip, LC_GRAIN_COOLDOWN);
 }
 
-static void test_check_when_not_short_forgets_last(void **state)
+static void test_long_mode_asks_peers_when_stale(void **state)
 {
     (void)state;
     struct lc_grain g = make(1000);
-    uint64_t est = 5000, last = 42;
-    assert_int_equal(lc_grain_check(&g, &est, &last), 0);
-    assert_int_equal(last, 0);   /* a later short mode starts without a stale gap */
+    struct lc_grain_state s = state_with(5000);
+    s.last = 42;
+    s.stale = LC_GRAIN_STALE - 1;
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_QUEUE);
+    assert_int_equal(s.last, 0);   /* a later short mode starts without a stale gap */
+    s.stale++;                      /* one more spawn (spawn.c counts them) */
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_ASK);
+    lc_grain_note(&g, &s, 5000);    /* a body timed here resets the count */
+    assert_int_equal(s.stale, 0);
+    assert_int_equal(lc_grain_check(&g, &s), LC_GRAIN_QUEUE);
+    /* a new worker asks at its first check */
+    struct lc_grain_state u;
+    lc_grain_state_init(&u);
+    assert_int_equal(lc_grain_check(&g, &u), LC_GRAIN_ASK);
+}
+
+static void test_mean_of_known_peers(void **state)
+{
+    (void)state;
+    _Atomic uint64_t a = 100, b = LC_GRAIN_UNKNOWN, c = 300;
+    _Atomic uint64_t *peers[] = { &a, &b, NULL, &c };
+    assert_int_equal(lc_grain_mean(peers, 4), 200);
+    _Atomic uint64_t *none[] = { &b, NULL };
+    assert_int_equal(lc_grain_mean(none, 2), LC_GRAIN_UNKNOWN);
+    assert_int_equal(lc_grain_mean(peers, 0), LC_GRAIN_UNKNOWN);
+}
+
+static struct lc_worker fake_workers[3];
+static struct lc_runtime fake_rt;
+
+static void test_ask_takes_the_other_workers_mean(void **state)
+{
+    (void)state;
+    memset(&fake_rt, 0, sizeof fake_rt);
+    memset(fake_workers, 0, sizeof fake_workers);
+    fake_rt.workers = fake_workers;
+    fake_rt.nworkers = 3;
+    for (int i = 0; i < 3; i++) {
+        fake_workers[i].rt = &fake_rt;
+        fake_workers[i].id = i;
+        fake_workers[i].rng = 12345u + (uint64_t)i;
+        lc_grain_state_init(&fake_workers[i].grain);
+    }
+    lc_grain_ask(&fake_workers[0]);          /* nobody knows: stays unknown */
+    assert_int_equal(est_of(&fake_workers[0].grain), LC_GRAIN_UNKNOWN);
+    assert_int_equal(fake_workers[0].grain.stale, 0);
+    atomic_store(&fake_workers[0].grain.est, 5000);
+    atomic_store(&fake_workers[1].grain.est, 100);
+    atomic_store(&fake_workers[2].grain.est, 300);
+    for (int k = 0; k < 8; k++) {            /* whatever worker the random start picks */
+        lc_grain_ask(&fake_workers[0]);
+        assert_int_equal(est_of(&fake_workers[0].grain), 200);   /* its own 5000 left out */
+        atomic_store(&fake_workers[0].grain.est, 5000);
+    }
 }
 
 /* ---- through the API, two workers ---- */
@@ -319,12 +380,13 @@ int main(void)
         cmocka_unit_test(test_mean_weights_an_eighth),
         cmocka_unit_test(test_outlier_is_clamped),
         cmocka_unit_test(test_limit_zero_is_never_short),
-        cmocka_unit_test(test_hint_for_a_spawner_that_ran_nothing),
         cmocka_unit_test(test_one_worker_always_runs_at_spawn),
         cmocka_unit_test(test_init_converts_nanoseconds),
         cmocka_unit_test(test_check_runs_here_when_short),
-        cmocka_unit_test(test_long_gap_ends_short_mode),
-        cmocka_unit_test(test_check_when_not_short_forgets_last),
+        cmocka_unit_test(test_two_long_gaps_queue_a_while),
+        cmocka_unit_test(test_long_mode_asks_peers_when_stale),
+        cmocka_unit_test(test_mean_of_known_peers),
+        cmocka_unit_test(test_ask_takes_the_other_workers_mean),
         cmocka_unit_test(test_short_ready_tasks_run_at_spawn),
         cmocka_unit_test(test_off_never_runs_at_spawn),
         cmocka_unit_test(test_one_worker_runs_every_ready_task_at_spawn),
