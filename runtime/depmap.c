@@ -623,6 +623,29 @@ int lc_depmap_register(struct lc_worker *w, struct lc_depmap *m, struct lc_task 
     return r;
 }
 
+int lc_depmap_ready(const struct lc_depmap *m, const locus_dep_t *deps, size_t ndeps)
+{
+    for (size_t i = 0; i < ndeps; i++) {
+        uintptr_t lo = (uintptr_t)deps[i].addr, hi = lo + deps[i].size;
+        const struct lc_seg *s = hash_find(m, lo);
+        if (!s || s->hi != hi)
+            return 0;   /* not exactly one segment: registration decides */
+        if (s->gen != m->gen)
+            continue;   /* retired by a taskwait: every member is complete */
+        int kind = access_kind(deps[i].access);
+        /* what seg_access would link behind: a joining reader (or
+         * concurrent writer) the group before, anything else the current
+         * group, and the one before that costs one more look */
+        if (kind != G_WRITE && s->kind == kind) {
+            if (!group_all_complete(&s->prev))
+                return 0;
+        } else if (!group_all_complete(&s->cur) || !group_all_complete(&s->prev)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 void lc_depmap_retire(struct lc_depmap *m)
 {
     m->gen++;   /* wraps after 2^32 taskwaits: a segment untouched that long

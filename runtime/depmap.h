@@ -44,6 +44,16 @@ void lc_depmap_retire(struct lc_depmap *m);
 int lc_depmap_register(struct lc_worker *w, struct lc_depmap *m, struct lc_task *t,
                        const locus_dep_t *deps, size_t ndeps, uint32_t *nlinked);
 
+/*
+ * 1 when every earlier sibling that an access in deps conflicts with is
+ * complete, found without changing the map: each range is exactly a
+ * segment, and the groups it would be linked behind are complete.  0 when
+ * not, or not known so cheaply.  A task found ready and run to completion
+ * before the next sibling is spawned need not enter the map: nothing
+ * spawned later can have to wait for it (spawn.c, run_unmapped).
+ */
+int lc_depmap_ready(const struct lc_depmap *m, const locus_dep_t *deps, size_t ndeps);
+
 size_t lc_depmap_segments(const struct lc_depmap *m);
 
 #endif /* LC_DEPMAP_H */

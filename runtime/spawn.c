@@ -137,6 +137,33 @@ static void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
     lc_wait_children(w, parent, 0);
 }
 
+/*
+ * Runs t at its spawn without entering the parent's map: lc_depmap_ready
+ * found every conflicting earlier sibling complete, and a task complete
+ * before the next sibling is spawned orders nothing.  Skipping the map
+ * saves most of a spawn's work in a serial chain of short tasks.  A task
+ * whose body leaves children running is not complete yet: it enters the
+ * map then, exactly as at its spawn, since nothing has been spawned
+ * beside it meanwhile (and it links behind nothing: what it conflicts
+ * with is complete).  Until then the descriptor is held (state 0, not
+ * UNMAPPED), so that a completion on another thread cannot free it.
+ */
+static void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_task *t,
+                         const locus_dep_t *deps, size_t ndeps)
+{
+    atomic_store_explicit(&t->state, 0, memory_order_relaxed);
+    parent->nspawned++;
+    lc_run_at_spawn(w, t);
+    if (__builtin_expect(!lc_task_is_complete(t), 0)) {
+        uint32_t nlinked = 0;
+        if (lc_depmap_register(w, parent->map, t, deps, ndeps, &nlinked) < 0)
+            lc_wait_children(w, t, 0);   /* in the map for some ranges only: let it finish */
+        if (t->maprefs)
+            return;                      /* the map lets it go (lc_task_unmapped) */
+    }
+    lc_task_unmapped(w, t);
+}
+
 LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                           const locus_dep_t *deps, size_t ndeps)
 {
@@ -201,9 +228,14 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     else if (ndeps)   /* one node: every byte is local */
         lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
 
+    int here = -1;   /* run at spawn by body length (grain.h): not asked yet */
     if (ndeps == 0) {
         parent->nspawned++;
         sched->push(w, t);
+    } else if (parent->map && (t->node < 0 || t->node == w->node)
+               && (here = lc_grain_run_here(w))
+               && lc_depmap_ready(parent->map, deps, ndeps)) {
+        run_unmapped(w, parent, t, deps, ndeps);
     } else {
         uint32_t nlinked = 0;
         atomic_store_explicit(&t->state, 0, memory_order_relaxed);
@@ -230,7 +262,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                 sched->push(w, t);
             else if (sched->backlog(w))
                 lc_execute(w, t);
-            else if (lc_grain_run_here(w))
+            else if (here >= 0 ? here : lc_grain_run_here(w))
                 lc_run_at_spawn(w, t);
             else
                 sched->push(w, t);

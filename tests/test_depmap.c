@@ -93,6 +93,54 @@ static uint32_t reg(struct lc_depmap *m, struct lc_task *t, int n, ...)
 
 
 
+static int ready(struct lc_depmap *m, int n, ...)
+{
+    locus_dep_t d[8];
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        d[i] = va_arg(ap, locus_dep_t);
+    va_end(ap);
+    return lc_depmap_ready(m, d, (size_t)n);
+}
+
+/* lc_depmap_ready: exactly what registration would link behind, found
+ * without changing the map. */
+static void test_ready_probe(void **state)
+{
+    (void)state;
+    struct lc_task *t[4];
+    for (int i = 0; i < 4; i++)
+        t[i] = new_task();
+    struct lc_depmap *m = lc_depmap_create();
+    assert_non_null(m);
+
+    assert_false(ready(m, 1, DEP(IN, 0, 64)));            /* no segment: not known */
+    reg(m, t[0], 1, DEP(OUT, 0, 64));
+    assert_false(ready(m, 1, DEP(IN, 0, 64)));            /* RAW on t0, running */
+    assert_false(ready(m, 1, DEP(OUT, 0, 64)));           /* WAW */
+    assert_false(ready(m, 1, DEP(IN, 0, 32)));            /* part of a segment: not known */
+    assert_false(ready(m, 1, DEP(IN, 64, 64)));           /* no segment there */
+    mark_complete(t[0]);
+    assert_true(ready(m, 1, DEP(IN, 0, 64)));
+    assert_true(ready(m, 1, DEP(INOUT, 0, 64)));
+    reg(m, t[1], 1, DEP(IN, 0, 64));                      /* a reader, running */
+    assert_true(ready(m, 1, DEP(IN, 0, 64)));             /* readers do not conflict */
+    assert_false(ready(m, 1, DEP(CONCURRENT, 0, 64)));    /* another kind waits for them */
+    assert_false(ready(m, 1, DEP(OUT, 0, 64)));           /* WAR */
+    assert_false(ready(m, 2, DEP(IN, 0, 64), DEP(OUT, 0, 64)));   /* every range counts */
+    mark_complete(t[1]);
+    assert_true(ready(m, 2, DEP(IN, 0, 64), DEP(OUT, 0, 64)));
+    reg(m, t[2], 1, DEP(OUT, 0, 64));
+    assert_false(ready(m, 1, DEP(IN, 0, 64)));
+    lc_depmap_retire(m);                                  /* a taskwait: all complete */
+    assert_true(ready(m, 1, DEP(IN, 0, 64)));
+    assert_int_equal(lc_depmap_segments(m), 1);           /* and nothing changed */
+
+    lc_depmap_destroy(&wk, m);
+    free_tasks(t, 4);
+}
+
 static void test_exact_modes(void **state)
 {
     (void)state;
@@ -406,6 +454,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_modes),
+        cmocka_unit_test(test_ready_probe),
         cmocka_unit_test(test_partial_overlaps),
         cmocka_unit_test(test_random_vs_model),
         cmocka_unit_test(test_out_of_memory),

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "grain.h"
@@ -373,6 +374,56 @@ static void test_children_of_a_task_run_at_spawn_are_queued(void **state)
     stop();
 }
 
+/* A task run at spawn that leaves a child running is not complete when
+ * its body returns: a later sibling in conflict with it must still wait
+ * for that child (spawn.c, run_unmapped). */
+static _Atomic int child_done, order_ok;
+static char shared_obj[64];
+
+static void slow_child(void *arg)
+{
+    (void)arg;
+    struct timespec ts = { 0, 20 * 1000 * 1000 };   /* long enough to be overtaken */
+    nanosleep(&ts, NULL);
+    atomic_store(&child_done, 1);
+}
+
+static void leaves_a_child(void *arg)
+{
+    (void)arg;
+    assert_int_equal(locus_spawn(slow_child, NULL, 0, NULL, 0), 0);   /* no taskwait */
+}
+
+static void checks_child(void *arg)
+{
+    (void)arg;
+    if (atomic_load(&child_done))
+        atomic_fetch_add(&order_ok, 1);
+}
+
+static void run_children_case(const char *threads)
+{
+    start_on(threads, "1000000");
+    atomic_store(&order_ok, 0);
+    for (int k = 0; k < 3; k++) {
+        atomic_store(&child_done, 0);
+        assert_int_equal(locus_task(leaves_a_child, NULL, 0,
+                                    LOCUS_INOUT(shared_obj, sizeof shared_obj)), 0);
+        assert_int_equal(locus_task(checks_child, NULL, 0,
+                                    LOCUS_IN(shared_obj, sizeof shared_obj)), 0);
+        assert_int_equal(locus_taskwait(), 0);
+    }
+    assert_int_equal(atomic_load(&order_ok), 3);
+    stop();
+}
+
+static void test_sibling_waits_for_children_of_a_task_run_at_spawn(void **state)
+{
+    (void)state;
+    run_children_case("1");   /* every ready task runs at spawn */
+    run_children_case("2");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_off_never_runs_at_spawn),
         cmocka_unit_test(test_one_worker_runs_every_ready_task_at_spawn),
         cmocka_unit_test(test_children_of_a_task_run_at_spawn_are_queued),
+        cmocka_unit_test(test_sibling_waits_for_children_of_a_task_run_at_spawn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
