@@ -1,7 +1,8 @@
 /*
- * grain.c - the one slow part of the body-length estimate (grain.h): the
- * clock's rate, so that LOCUS_GRAIN_NS can be given in nanoseconds while
- * the hot path reads the TSC.
+ * grain.c - the out-of-line parts of the body-length estimate (grain.h):
+ * the clock's rate, measured once so that LOCUS_GRAIN_NS can be given in
+ * nanoseconds while the hot path reads the TSC, and a spawner's question
+ * to other workers when it has timed nothing of its own.
  */
 #include <stdint.h>
 

@@ -16,12 +16,12 @@
  *
  * The estimate is an exponentially weighted mean of sampled body times
  * (every LC_GRAIN_EVERY-th body a worker runs), one per worker, on a line
- * only its owner touches: a shared one would move between cores with
+ * only its owner writes: a shared one would move between cores with
  * every sample, which costs more than it saves (recursive fib with tiny
  * tasks ran 20% slower).  A spawner thus judges by the bodies it has run
  * itself; one that has timed none lately (its tasks all run elsewhere)
- * takes the mean of a few other workers' estimates.  With one
- * worker there is nobody to hand over to: every ready task runs at spawn.
+ * takes the mean of a few other workers' estimates.  With one worker
+ * there is nobody to hand over to: every ready task runs at spawn.
  *
  * What bounds a wrong guess: a spawner in short mode reads the clock at
  * each such spawn, and two gaps in a row since the previous one longer
@@ -29,10 +29,10 @@
  * tasks it ran were long: the next LC_GRAIN_COOLDOWN ready tasks are
  * queued.  So at most two tasks in LC_GRAIN_COOLDOWN (one, if they take
  * longer than LC_GRAIN_GAP_ONE limits) run on their spawner by mistake
- * (until the spawner's
- * own timings say the bodies are long), and only their own bodies: the
- * successors they release are queued, and tasks they spawn are not run at
- * spawn (lc_run_at_spawn in exec.c, run_inline in spawn.c).
+ * until the spawner's own timings say the bodies are long, and only their
+ * own bodies: the successors they release are queued, and tasks they
+ * spawn are not run at spawn (lc_run_at_spawn in exec.c, run_inline in
+ * spawn.c).
  */
 #ifndef LC_GRAIN_H
 #define LC_GRAIN_H
@@ -128,9 +128,8 @@ static inline int lc_grain_short(const struct lc_grain *g, uint64_t est)
  * check, or one longer than LC_GRAIN_GAP_ONE, mean the tasks run then were
  * long (or the program did long work between spawns), and the next
  * LC_GRAIN_COOLDOWN ready tasks are queued.  One shorter gap is not
- * enough: an interrupt makes one.  The estimate is left
- * alone: a spawner that queues runs few bodies, and a wrong one would
- * stick.
+ * enough: an interrupt makes one.  The estimate is left alone: a spawner
+ * that queues runs few bodies, and a wrong one would stick.
  */
 static inline int lc_grain_check(const struct lc_grain *g, struct lc_grain_state *s)
 {
@@ -138,7 +137,7 @@ static inline int lc_grain_check(const struct lc_grain *g, struct lc_grain_state
         return LC_GRAIN_RUN;
     if (!lc_grain_short(g, atomic_load_explicit(&s->est, memory_order_relaxed))) {
         s->last = 0;
-        return s->stale >= LC_GRAIN_STALE ? LC_GRAIN_ASK : LC_GRAIN_QUEUE;
+        return s->stale >= LC_GRAIN_STALE && g->limit ? LC_GRAIN_ASK : LC_GRAIN_QUEUE;
     }
     if (s->skip) {
         s->skip--;
