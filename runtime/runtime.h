@@ -61,7 +61,8 @@ struct lc_worker {
     uint64_t rng;
     unsigned idle_polls;                        /* failed pops in a row */
     int at_spawn;                               /* running a task at its spawn (exec.c) */
-    struct lc_grain_state grain;                /* body-length estimate (grain.h) */
+    struct lc_grain_state grain;                /* body-length estimate (grain.h); its est
+                                                   is read by others, seldom (lc_grain_ask) */
     _Alignas(LC_CACHELINE) struct lc_worker_stats stats;
     struct lc_worker_stats stats_base;          /* snapshot at locus_reset_stats() */
 };
