@@ -78,13 +78,20 @@ static void mark_complete(struct lc_task *t)
 
 #define DEP(acc, off, len) ((locus_dep_t){ buf + (off), (len), LOCUS_ACCESS_##acc })
 
+/* The n dependencies of a variadic helper's argument list, into d (8 at most). */
+static void deps_from(locus_dep_t *d, int n, va_list ap)
+{
+    assert_in_range(n, 0, 8);
+    for (int i = 0; i < n; i++)
+        d[i] = va_arg(ap, locus_dep_t);
+}
+
 static uint32_t reg(struct lc_depmap *m, struct lc_task *t, int n, ...)
 {
     locus_dep_t d[8];
     va_list ap;
     va_start(ap, n);
-    for (int i = 0; i < n; i++)
-        d[i] = va_arg(ap, locus_dep_t);
+    deps_from(d, n, ap);
     va_end(ap);
     uint32_t nl = 0;
     assert_int_equal(lc_depmap_register(&wk, m, t, d, (size_t)n, &nl), 0);
@@ -98,8 +105,7 @@ static int ready(struct lc_depmap *m, int n, ...)
     locus_dep_t d[8];
     va_list ap;
     va_start(ap, n);
-    for (int i = 0; i < n; i++)
-        d[i] = va_arg(ap, locus_dep_t);
+    deps_from(d, n, ap);
     va_end(ap);
     return lc_depmap_ready(m, d, (size_t)n);
 }
