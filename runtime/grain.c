@@ -4,6 +4,7 @@
  * nanoseconds while the hot path reads the TSC, and a spawner's question
  * to other workers when it has timed nothing of its own.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "grain.h"
@@ -14,17 +15,26 @@
  * within a fraction of a percent, plenty for a threshold. */
 #define CALIBRATE_NS 100000u
 
-/* Ticks of lc_ticks() per 2^16 ns. */
+/* Ticks of lc_ticks() per 2^16 ns, measured at the first call only: the
+ * rate is the machine's, and every locus_init() after the first (test
+ * suites start the runtime hundreds of times) would spin for it again.
+ * Racing first calls both measure and store about the same value. */
 static uint64_t ticks_per_64k_ns(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
+    static _Atomic uint64_t rate;
+    uint64_t r = atomic_load_explicit(&rate, memory_order_relaxed);
+    if (r)
+        return r;
     uint64_t n0 = lc_now_ns(), t0 = lc_ticks(), n1, t1;
     do {
         n1 = lc_now_ns();
         t1 = lc_ticks();
     } while (n1 - n0 < CALIBRATE_NS);
-    uint64_t r = (t1 - t0) * 65536 / (n1 - n0);
-    return r ? r : 1;
+    r = (t1 - t0) * 65536 / (n1 - n0);
+    r = r ? r : 1;
+    atomic_store_explicit(&rate, r, memory_order_relaxed);
+    return r;
 #else
     return 65536;   /* lc_ticks() is nanoseconds */
 #endif

@@ -88,7 +88,7 @@ static inline uint64_t lc_ticks(void)
 
 /* grain.c: sets g up for a limit of limit_ns (0 = off) and nworkers
  * workers, measuring the clock's rate against CLOCK_MONOTONIC (about
- * 100 us) where it needs it. */
+ * 100 us, once per process) where it needs it. */
 void lc_grain_init(struct lc_grain *g, unsigned limit_ns, int nworkers);
 
 /* grain.c: a worker's state before its first body. */
