@@ -346,8 +346,15 @@ static void format_counters_human(struct sbuf *b, const struct lc_report_info *i
               "kind");
     for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
         const locus_counter_value_t *v = &c->cls[k];
+        const locus_counter_value_t *prev = k > 0 ? &c->cls[k - 1] : NULL;
         sb_printf(b, "  %-12s  ", locus_counter_class_name(k));
         if (v->kind == LOCUS_COUNTER_UNAVAILABLE) {
+            /* a reason shared by the row above is said once */
+            if (prev != NULL && prev->kind == LOCUS_COUNTER_UNAVAILABLE &&
+                strcmp(prev->reason, v->reason) == 0) {
+                sb_puts(b, "unavailable: as above\n");
+                continue;
+            }
             sb_puts(b, "unavailable: ");
             human_str(b, v->reason[0] ? v->reason : "no reason recorded");
             sb_putc(b, '\n');

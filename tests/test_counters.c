@@ -2,8 +2,10 @@
  * test_counters.c - unit and API tests of runtime/counters/: detection on
  * this machine (every backend gives its real reason, never a 0 count),
  * sysfs format parsing and event encoding, the exact perf_event attr.type
- * and attr.config planned for every event against the recorded trees under
- * tests/fixtures/sysfs/{skx-2s,hswep,zen}, the reasons for blocked machines
+ * and attr.config planned for every event against the trees under
+ * tests/fixtures/sysfs/, every machine path there (each CPU family's table,
+ * no table, VMs with and without a virtual PMU, no perf_event) detected,
+ * opened and counted on any host, the reasons for blocked machines
  * (VM, perf_event_paranoid, unknown CPU, no perf_event), errno-to-reason
  * mapping, counting through a fake perf_event_open (per socket, Tx/Rx,
  * flit scaling, merged classes, multiplexing, phases), the public API and
@@ -196,7 +198,15 @@ static int fake_find(uint64_t config, int cpu)
     return -1;
 }
 
-/* ---- detection on this machine ----------------------------------------------- */
+/* ---- reasons, on any machine ---------------------------------------------------- */
+
+static int count_str(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
 
 static void check_classes(const locus_counters_t *c)
 {
@@ -213,6 +223,52 @@ static void check_classes(const locus_counters_t *c)
         }
     }
 }
+
+static void want_in(const char *what, int k, const char *reason, const char *needle)
+{
+    if (strstr(reason, needle) == NULL)
+        fail_msg("%s, class %s: reason '%s' lacks '%s'", what, locus_counter_class_name(k),
+                 reason, needle);
+}
+
+/*
+ * What the reasons must say, from what detection found on machine m and
+ * nothing else, so that it holds on every host and every fixture: a class
+ * the CPU's table cannot count carries the table's note; without
+ * perf_event, that is the reason; in a VM that exposes no PMU of the
+ * class's kind, the VM is named; never a VM on bare metal; and when
+ * nothing counts, the summary names the VM once.
+ */
+static void check_reasons(const char *what, const struct lc_ctr_machine *m,
+                          const locus_counters_t *out)
+{
+    const struct lc_ctr_table *t = lc_ctr_table_for(m, NULL, 0);
+    int vm_said = 0;
+
+    check_classes(out);
+    for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
+        const locus_counter_value_t *v = &out->cls[k];
+        int uncore = k <= LOCUS_COUNTER_LINK_BYTES;
+        if (!m->hypervisor && strstr(v->reason, LC_CTR_VM) != NULL)
+            fail_msg("%s, class %s: a VM is named on bare metal: %s", what,
+                     locus_counter_class_name(k), v->reason);
+        if (uncore && !m->uncore_pmus)
+            assert_int_equal(v->kind, LOCUS_COUNTER_UNAVAILABLE);
+        if (v->kind != LOCUS_COUNTER_UNAVAILABLE)
+            continue;
+        vm_said |= strstr(v->reason, LC_CTR_VM) != NULL;
+        if (t != NULL && t->cls[k].kind == LOCUS_COUNTER_UNAVAILABLE)
+            want_in(what, k, v->reason, t->cls[k].note);
+        else if (m->paranoid == LC_PARANOID_NONE)
+            want_in(what, k, v->reason, "no perf_event support");
+        else if (m->hypervisor && !(uncore ? m->uncore_pmus : m->cpu_pmu))
+            want_in(what, k, v->reason, LC_CTR_VM);
+    }
+    if (vm_said && strcmp(out->backend, "none") == 0 && count_str(out->reason, LC_CTR_VM) != 1)
+        fail_msg("%s: the summary should name the VM once: %s", what, out->reason);
+}
+
+/* ---- detection on this machine ----------------------------------------------- */
 
 static void test_detect_here(void **state)
 {
@@ -250,21 +306,14 @@ static void test_detect_here(void **state)
         lc_counters_close(c);
     }
 
-    /* auto always opens; on a machine without uncore PMUs the link classes
-     * say why, a VM saying so */
+    /* auto always opens; every unavailable class says why, in the terms
+     * detection found (table, perf_event, VM) */
     struct lc_counters *c;
     assert_int_equal(lc_counters_open("auto", &env, &c, err, sizeof err), 0);
     locus_counters_t out;
     assert_int_equal(lc_counters_start(c), 0);
     assert_int_equal(lc_counters_read(c, -1, &out), 0);
-    check_classes(&out);
-    if (m.uncore_pmus == 0) {
-        for (int k = 0; k <= LOCUS_COUNTER_LINK_BYTES; k++) {
-            assert_int_equal(out.cls[k].kind, LOCUS_COUNTER_UNAVAILABLE);
-            if (m.hypervisor)
-                assert_non_null(strstr(out.cls[k].reason, "running in a VM (hypervisor flag)"));
-        }
-    }
+    check_reasons("this machine", &m, &out);
     if (lc_ctr_navailable(c) == 0) {
         assert_string_equal(out.backend, "none");
         assert_true(out.reason[0] != '\0');
@@ -352,9 +401,9 @@ static void test_encode(void **state)
     assert_true(encode("hswep", "uncore_qpi_0", "event=0x101,umask=0x02") == 0x200201);
     assert_true(encode("hswep", "uncore_qpi_0", "event=0x00,umask=0x02") == 0x0200);
     /* Zen 5 data fabric: event config:0-7,32-37, umask config:8-15,24-27 */
-    assert_true(encode("zen", "amd_df", "event=0x41e,umask=0xbfe") == 0x40b00fe1eull);
-    assert_true(encode("zen", "cpu", "event=0x44,umask=0x40") == 0x4044);
-    assert_true(encode("zen", "cpu", "event=0x1d3") == 0x1000000d3ull); /* AMD event bits 32-35 */
+    assert_true(encode("zen5-2s", "amd_df", "event=0x41e,umask=0xbfe") == 0x40b00fe1eull);
+    assert_true(encode("zen5-2s", "cpu", "event=0x44,umask=0x40") == 0x4044);
+    assert_true(encode("zen5-2s", "cpu", "event=0x1d3") == 0x1000000d3ull); /* AMD event bits 32-35 */
 
     /* config1 fields, flags, and refusals */
     fixture(&env, "hswep", sys, proc);
@@ -547,7 +596,7 @@ static void test_plan_zen(void **state)
     struct lc_perf_plan plan;
     char sys[PATH_MAX], proc[PATH_MAX];
     assert_non_null(c);
-    plan_machine("zen", "zen5", c, &plan, sys, proc);
+    plan_machine("zen5-2s", "zen5", c, &plan, sys, proc);
     assert_int_equal(plan.nsockets, 2);
     assert_true(plan.sockets[0] == 0 && plan.sockets[1] == 1);
     assert_int_equal(plan.nev, 32 * 2 + 3);
@@ -578,6 +627,132 @@ static void test_plan_zen(void **state)
     free(c);
 }
 
+/* ---- every machine path, on every host ------------------------------------------ */
+
+/* What a class comes out as: counted, or unavailable with words in its reason. */
+enum { CNT = 1, NA = 2 };
+struct cls_want {
+    int state;
+    const char *words;      /* NA: a substring of the reason */
+};
+
+struct machine_want {
+    const char *dir;        /* under tests/fixtures/sysfs */
+    const char *vendor;
+    int family, model, hypervisor, cpu_pmu, uncore;
+    const char *table;      /* lc_ctr_table_for, or NULL */
+    /* "perf" where auto would try PAPI, which probes the real host */
+    const char *backend;
+    const char *opened_as;  /* the backend that counts, or NULL when open fails */
+    int nsockets;
+    struct cls_want link, bytes, proxy;   /* DTC..NDR, LINK_BYTES, the proxies */
+};
+
+#define VM_UNCORE LC_CTR_VM ": no uncore PMU"
+#define VM_CORE LC_CTR_VM ": no core PMU (software events only)"
+
+static const struct machine_want machines[] = {
+    { "skx-2s", "GenuineIntel", 6, 0x55, 0, 1, 1, "skx", "auto", "perf", 2,
+      { CNT, NULL }, { CNT, NULL }, { CNT, NULL } },
+    { "icx-2s", "GenuineIntel", 6, 0x6a, 0, 1, 1, "icx", "auto", "perf", 2,
+      { CNT, NULL }, { CNT, NULL }, { CNT, NULL } },
+    { "spr-2s", "GenuineIntel", 6, 0x8f, 0, 1, 1, "spr", "auto", "perf", 2,
+      { NA, "no UPI header-match event" }, { CNT, NULL }, { CNT, NULL } },
+    { "gnr-2s", "GenuineIntel", 6, 0xad, 0, 1, 1, NULL, "perf", NULL, 0,
+      { NA, "no event table for GenuineIntel family 0x6 model 0xad" },
+      { NA, "no event table" }, { NA, "no event table" } },
+    { "hswep", "GenuineIntel", 6, 0x3f, 0, 1, 1, "hswep", "auto", "perf", 2,
+      { CNT, NULL }, { CNT, NULL }, { CNT, NULL } },
+    { "zen2-2s", "AuthenticAMD", 0x17, 0x31, 0, 1, 1, "zen2", "auto", "perf", 0,
+      { NA, "no remote-socket data fabric event" }, { NA, "Zen 2/3/4" }, { CNT, NULL } },
+    { "zen3-2s", "AuthenticAMD", 0x19, 0x01, 0, 1, 1, "zen3", "auto", "perf", 0,
+      { NA, "no remote-socket data fabric event" }, { NA, "Zen 2/3/4" }, { CNT, NULL } },
+    { "zen4-2s", "AuthenticAMD", 0x19, 0x11, 0, 1, 1, "zen4", "auto", "perf", 0,
+      { NA, "no remote-socket data fabric event" }, { NA, "Zen 2/3/4" }, { CNT, NULL } },
+    { "zen5-2s", "AuthenticAMD", 0x1a, 0x02, 0, 1, 1, "zen5", "auto", "perf", 2,
+      { NA, "data fabric counts data beats" }, { CNT, NULL }, { CNT, NULL } },
+    /* the KVM guest this issue was found on, recorded */
+    { "zen4-kvm", "AuthenticAMD", 0x19, 0x11, 1, 0, 0, "zen4", "auto", "none", 0,
+      { NA, "no remote-socket data fabric event" }, { NA, "Zen 2/3/4" }, { NA, VM_CORE } },
+    { "skx-kvm", "GenuineIntel", 6, 0x55, 1, 0, 0, "skx", "auto", "none", 0,
+      { NA, VM_UNCORE }, { NA, VM_UNCORE }, { NA, VM_CORE } },
+    { "icx-kvm-vpmu", "GenuineIntel", 6, 0x6a, 1, 1, 0, "icx", "auto", "perf", 0,
+      { NA, VM_UNCORE }, { NA, VM_UNCORE }, { CNT, NULL } },
+    { "noperf", "GenuineIntel", 6, 0x55, 0, 0, 0, "skx", "auto", "none", 0,
+      { NA, "no perf_event support" }, { NA, "no perf_event support" },
+      { NA, "no perf_event support" } },
+};
+
+static void check_class(const struct machine_want *w, const locus_counters_t *out, int k,
+                        const struct cls_want *cw)
+{
+    const locus_counter_value_t *v = &out->cls[k];
+    if (cw->state == CNT) {
+        if (v->kind == LOCUS_COUNTER_UNAVAILABLE)
+            fail_msg("%s: class %s unavailable: %s", w->dir, locus_counter_class_name(k),
+                     v->reason);
+        if (v->tx == 0 && v->rx == 0)
+            fail_msg("%s: class %s counted nothing", w->dir, locus_counter_class_name(k));
+    } else {
+        if (v->kind != LOCUS_COUNTER_UNAVAILABLE)
+            fail_msg("%s: class %s counted", w->dir, locus_counter_class_name(k));
+        want_in(w->dir, k, v->reason, cw->words);
+    }
+}
+
+static void test_machines(void **state)
+{
+    (void)state;
+    char sys[PATH_MAX], proc[PATH_MAX], err[LC_CTR_ERR_MAX];
+
+    for (size_t i = 0; i < sizeof machines / sizeof machines[0]; i++) {
+        const struct machine_want *w = &machines[i];
+        struct lc_ctr_env env;
+        struct lc_ctr_machine m;
+        print_message("%s\n", w->dir);
+        fixture(&env, w->dir, sys, proc);
+        fake_env(&env);
+        lc_ctr_detect(&env, &m);
+        assert_string_equal(m.vendor, w->vendor);
+        assert_int_equal(m.family, w->family);
+        assert_int_equal(m.model, w->model);
+        assert_int_equal(m.hypervisor, w->hypervisor);
+        assert_int_equal(m.cpu_pmu, w->cpu_pmu);
+        assert_int_equal(m.uncore_pmus > 0, w->uncore);
+        const struct lc_ctr_table *t = lc_ctr_table_for(&m, NULL, 0);
+        if (w->table == NULL)
+            assert_null(t);
+        else
+            assert_string_equal(t ? t->name : "(none)", w->table);
+
+        struct lc_counters *c;
+        int r = lc_counters_open(w->backend, &env, &c, err, sizeof err);
+        if (w->opened_as == NULL) {
+            /* an explicit backend that counts nothing: the reason in err */
+            assert_int_equal(r, -ENODEV);
+            want_in(w->dir, 0, err, w->link.words);
+            continue;
+        }
+        if (r != 0)
+            fail_msg("%s: %s did not open: %s", w->dir, w->backend, err);
+        assert_int_equal(c->nsockets, w->nsockets);
+        locus_counters_t out;
+        assert_int_equal(lc_counters_start(c), 0);
+        tick(&fk);
+        assert_int_equal(lc_counters_stop(c), 0);
+        assert_int_equal(lc_counters_read(c, -1, &out), 0);
+        assert_string_equal(out.backend, w->opened_as);
+        for (int k = LOCUS_COUNTER_DTC; k <= LOCUS_COUNTER_NDR; k++)
+            check_class(w, &out, k, &w->link);
+        check_class(w, &out, LOCUS_COUNTER_LINK_BYTES, &w->bytes);
+        for (int k = LOCUS_COUNTER_LOCAL_DRAM; k < LOCUS_COUNTER_NCLASSES; k++)
+            check_class(w, &out, k, &w->proxy);
+        check_reasons(w->dir, &m, &out);
+        lc_counters_close(c);
+        assert_int_equal(fk.closes, fk.opens);
+    }
+}
+
 static void test_tables(void **state)
 {
     (void)state;
@@ -590,8 +765,14 @@ static void test_tables(void **state)
     } cases[] = {
         { "GenuineIntel", 6, 0x55, "skx" }, { "GenuineIntel", 6, 0x6a, "icx" },
         { "GenuineIntel", 6, 0x3f, "hswep" }, { "GenuineIntel", 6, 0x4f, "hswep" },
+        { "GenuineIntel", 6, 0x8f, "spr" }, { "GenuineIntel", 6, 0xcf, "spr" },
+        { "GenuineIntel", 6, 0xad, NULL },
         { "AuthenticAMD", 0x1a, 0x02, "zen5" }, { "AuthenticAMD", 0x19, 0x11, "zen4" },
-        { "AuthenticAMD", 0x19, 0x01, NULL }, { "GenuineIntel", 6, 0x99, NULL },
+        { "AuthenticAMD", 0x19, 0x61, "zen4" }, { "AuthenticAMD", 0x19, 0xa0, "zen4" },
+        { "AuthenticAMD", 0x19, 0x01, "zen3" }, { "AuthenticAMD", 0x19, 0x21, "zen3" },
+        { "AuthenticAMD", 0x19, 0x50, "zen3" }, { "AuthenticAMD", 0x17, 0x31, "zen2" },
+        { "AuthenticAMD", 0x17, 0x71, "zen2" }, { "AuthenticAMD", 0x17, 0x01, NULL },
+        { "HygonGenuine", 0x18, 0x01, NULL }, { "GenuineIntel", 6, 0x99, NULL },
         { "", -1, -1, NULL },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -686,20 +867,21 @@ static void test_blocked(void **state)
     assert_non_null(strstr(err, "perf_event_paranoid=3: per-thread events need <= 2"));
     assert_int_equal(fk.opens, 0);
 
-    /* a VM: only software PMUs, hypervisor flag */
+    /* a VM of a CPU without a table (Zen 1): only software PMUs, hypervisor flag */
     char vmsys[2048], path[PATH_MAX];
     snprintf(vmsys, sizeof vmsys, "%s/vm-sys", tmpdir);
     snprintf(path, sizeof path, "%s/bus/event_source/devices/software/type", vmsys);
     write_file(path, "1\n");
     snprintf(path, sizeof path, "%s/bus/event_source/devices/msr/type", vmsys);
     write_file(path, "9\n");
-    make_procfs(p2, "vm", "AuthenticAMD", 25, 1, 1, 2, "000001ffffffffff");
+    make_procfs(p2, "vm", "AuthenticAMD", 0x17, 1, 1, 2, "000001ffffffffff");
     env.sysfs = vmsys;
     env.procfs = p2;
     fake_env(&env);
     assert_int_equal(lc_counters_open("perf", &env, &c, err, sizeof err), -ENODEV);
-    assert_non_null(strstr(err, "no uncore PMU: running in a VM (hypervisor flag)"));
-    assert_non_null(strstr(err, "no core PMU (software events only): running in a VM"));
+    /* both PMUs missing: the VM named once, its effects after it */
+    assert_non_null(strstr(err, LC_CTR_VM ": no uncore PMU, no core PMU (software events only)"));
+    assert_int_equal(count_str(err, LC_CTR_VM), 1);
     assert_int_equal(lc_counters_open("auto", &env, &c, err, sizeof err), 0);
     locus_counters_t out;
     lc_counters_start(c);
@@ -707,7 +889,7 @@ static void test_blocked(void **state)
     assert_string_equal(out.backend, "none");
     for (int k = 0; k < LOCUS_COUNTER_NCLASSES; k++) {
         assert_int_equal(out.cls[k].kind, LOCUS_COUNTER_UNAVAILABLE);
-        assert_non_null(strstr(out.cls[k].reason, "running in a VM (hypervisor flag)"));
+        assert_non_null(strstr(out.cls[k].reason, LC_CTR_VM));
         assert_true(out.cls[k].tx == 0 && out.cls[k].rx == 0 && out.cls[k].flags == 0);
     }
     assert_int_equal(lc_counters_read(c, 0, &out), -EINVAL); /* no sockets */
@@ -1136,6 +1318,7 @@ int main(void)
         cmocka_unit_test(test_plan_skx),
         cmocka_unit_test(test_plan_hswep),
         cmocka_unit_test(test_plan_zen),
+        cmocka_unit_test(test_machines),
         cmocka_unit_test(test_tables),
         cmocka_unit_test(test_blocked),
         cmocka_unit_test(test_errno_reasons),

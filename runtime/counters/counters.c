@@ -98,20 +98,43 @@ int lc_ctr_navailable(const struct lc_counters *c)
     return n;
 }
 
-/* One line out of the distinct reasons of the unavailable classes. */
+static int append(char *buf, size_t len, size_t *used, const char *sep, const char *s)
+{
+    int n = snprintf(buf + *used, len - *used, "%s%s", *used ? sep : "", s);
+    if (n < 0 || (size_t)n >= len - *used)
+        return -1;
+    *used += (size_t)n;
+    return 0;
+}
+
+/* One line out of the distinct reasons of the unavailable classes.  The
+ * reasons a VM causes all begin with LC_CTR_VM: they become one clause,
+ * "running in a VM (hypervisor flag): no uncore PMU, no core PMU ...". */
 static void summarize(const struct lc_counters *c, char *buf, size_t len)
 {
-    size_t used = 0;
-    buf[0] = '\0';
+    static const char vm[] = LC_CTR_VM ": ";
+    char vmpart[LC_CTR_ERR_MAX], rest[LC_CTR_ERR_MAX];
+    size_t nvm = 0, nrest = 0;
+
+    vmpart[0] = rest[0] = '\0';
     for (int k = 0; k < LC_NCLS; k++) {
         const char *r = c->cls[k].reason;
-        if (c->cls[k].kind != LOCUS_COUNTER_UNAVAILABLE || r[0] == '\0' || strstr(buf, r))
+        if (c->cls[k].kind != LOCUS_COUNTER_UNAVAILABLE || r[0] == '\0')
             continue;
-        int n = snprintf(buf + used, len - used, "%s%s", used ? "; " : "", r);
-        if (n < 0 || (size_t)n >= len - used)
-            break;
-        used += (size_t)n;
+        if (strncmp(r, vm, sizeof vm - 1) == 0) {
+            r += sizeof vm - 1;
+            if (strstr(vmpart, r) == NULL)
+                append(vmpart, sizeof vmpart, &nvm, ", ", r);
+        } else if (strstr(rest, r) == NULL) {
+            append(rest, sizeof rest, &nrest, "; ", r);
+        }
     }
+    size_t used = 0;
+    buf[0] = '\0';
+    if (nvm > 0 && append(buf, len, &used, "", vm) == 0)
+        append(buf, len, &used, "", vmpart);
+    if (nrest > 0)
+        append(buf, len, &used, "; ", rest);
 }
 
 static const struct lc_ctr_backend *find_backend(const char *name)

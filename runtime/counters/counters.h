@@ -65,6 +65,9 @@ int lc_ctr_detect(const struct lc_ctr_env *env, struct lc_ctr_machine *m);
 void lc_ctr_errno_reason(int err, const struct lc_ctr_machine *m, const char *what,
                          char *buf, size_t len);
 
+/* How every reason that a VM causes begins, so that a summary says it once. */
+#define LC_CTR_VM "running in a VM (hypervisor flag)"
+
 /* Why uncore (uncore = 1) or core events cannot be used on m, or "" when
  * nothing stands in the way before trying. */
 void lc_ctr_blocker(const struct lc_ctr_machine *m, int uncore, int have_pmu,
@@ -90,7 +93,7 @@ struct lc_ctr_class_map {
 };
 
 struct lc_ctr_table {
-    const char *name;       /* "skx", "icx", "hswep", "zen4", "zen5" */
+    const char *name;       /* "skx", "icx", "spr", "hswep", "zen2" .. "zen5" */
     const char *title;
     const struct lc_ctr_event *ev;
     size_t nev;

@@ -106,11 +106,6 @@ int lc_ctr_detect(const struct lc_ctr_env *env, struct lc_ctr_machine *m)
     return 0;
 }
 
-static const char *vm_note(const struct lc_ctr_machine *m)
-{
-    return m->hypervisor ? ": running in a VM (hypervisor flag)" : "";
-}
-
 void lc_ctr_blocker(const struct lc_ctr_machine *m, int uncore, int have_pmu,
                     char *buf, size_t len)
 {
@@ -118,11 +113,16 @@ void lc_ctr_blocker(const struct lc_ctr_machine *m, int uncore, int have_pmu,
     if (m->paranoid == LC_PARANOID_NONE) {
         snprintf(buf, len, "the kernel has no perf_event support (no perf_event_paranoid)");
     } else if (!have_pmu) {
-        if (uncore)
-            snprintf(buf, len, "no uncore PMU%s", m->hypervisor ? vm_note(m)
-                     : " (uncore_upi_*, uncore_qpi_* or amd_df): driver not loaded or CPU not supported");
+        /* In a VM the hypervisor is the cause and a bare-metal run the
+         * remedy; the VM comes first so that summaries can fold it. */
+        if (m->hypervisor)
+            snprintf(buf, len, LC_CTR_VM ": no %s PMU%s", uncore ? "uncore" : "core",
+                     uncore ? "" : " (software events only)");
+        else if (uncore)
+            snprintf(buf, len, "no uncore PMU (uncore_upi_*, uncore_qpi_* or amd_df): "
+                     "driver not loaded or CPU not supported");
         else
-            snprintf(buf, len, "no core PMU (software events only)%s", vm_note(m));
+            snprintf(buf, len, "no core PMU (software events only)");
     } else if (!m->privileged && uncore && m->paranoid > 0) {
         /* CPU-wide events (all uncore ones) need paranoid <= 0. */
         snprintf(buf, len, "perf_event_paranoid=%d: needs <= 0 or CAP_PERFMON", m->paranoid);

@@ -20,6 +20,13 @@
  *   has no ICX uncore names, so PAPI cannot program them (pfm NULL).
  *   The core proxies use Skylake's MEM_LOAD_L3_MISS_RETIRED umasks, assumed
  *   unchanged on Ice Lake: UNCERTAIN, not checked on a machine.
+ * - Sapphire Rapids / Emerald Rapids UPI: Linux perf
+ *   sapphirerapids/uncore-interconnect.json has the data flits (TxL 0x02, RxL
+ *   0x03, umask 0x0f) but, of the header matches, only NCB and NCS: no REQ,
+ *   SNP, RSP or WB event is documented, so those classes are unavailable
+ *   there.  The UPI PMU's umask is config:8-15,32-55 as on Ice Lake
+ *   (uncore_snbep.c); EMR uses SPR's uncore code.  Core proxies: the same
+ *   MEM_LOAD_L3_MISS_RETIRED umasks (sapphirerapids/cache.json).
  * - Haswell-EP/Broadwell-EP QPI: design/counters.md; ExtSel is bit 21,
  *   reached through the format "event=config:0-7,21" as event=0x1NN.  Rx
  *   codes (G0 0x01, G1 0x02, G2 0x03) from the Linux haswellx JSON.  The
@@ -30,8 +37,13 @@
  *   remote_socket_{inbound,outbound}_data_beats_cfi_N (inbound beats are 32
  *   bytes, outbound 64).  Zen 4 and 5 core: ls_any_fills_from_sys (0x44)
  *   dram_io_near 0x08, far_cache 0x10, dram_io_far 0x40 (Linux amdzen4 JSON).
- *   No remote-socket data fabric event is confirmed for Zen 2/3/4: those
- *   report the link classes unavailable.
+ *   Zen 3: the same event and umasks named mem_io_local, ext_cache_remote,
+ *   mem_io_remote (amdzen3/memory.json).  Zen 2: demand fills only,
+ *   ls_refills_from_sys (0x43) ls_mabresp_lcl_dram 0x08, _rmt_cache 0x10,
+ *   _rmt_dram 0x40 (amdzen2/memory.json).  Which family/model is which Zen
+ *   follows perf's pmu-events/arch/x86/mapfile.csv.  No remote-socket data
+ *   fabric event is confirmed for Zen 2/3/4: those report the link classes
+ *   unavailable.
  */
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +123,43 @@ static const struct lc_ctr_table icx_table = {
     { UPI_CLASSES },
 };
 
+/* ---- Sapphire Rapids / Emerald Rapids: UPI data flits and proxies -------- */
+
+static const struct lc_ctr_event spr_events[] = {
+    { B(LINK_BYTES), LC_TX, UPI, "UNC_UPI_TxL_FLITS.ALL_DATA", "event=0x02,umask=0x0f", NULL, 1.0 },
+    { B(LINK_BYTES), LC_RX, UPI, "UNC_UPI_RxL_FLITS.ALL_DATA", "event=0x03,umask=0x0f", NULL, 1.0 },
+    { B(LOCAL_DRAM), LC_RX, "cpu", "MEM_LOAD_L3_MISS_RETIRED.LOCAL_DRAM", "event=0xd3,umask=0x01",
+      NULL, 1.0 },
+    { B(REMOTE_DRAM), LC_RX, "cpu", "MEM_LOAD_L3_MISS_RETIRED.REMOTE_DRAM", "event=0xd3,umask=0x02",
+      NULL, 1.0 },
+    { B(REMOTE_CACHE), LC_RX, "cpu", "MEM_LOAD_L3_MISS_RETIRED.REMOTE_HITM", "event=0xd3,umask=0x04",
+      NULL, 1.0 },
+    { B(REMOTE_CACHE), LC_RX, "cpu", "MEM_LOAD_L3_MISS_RETIRED.REMOTE_FWD", "event=0xd3,umask=0x08",
+      NULL, 1.0 },
+};
+
+#define SPR_NO_HDR "no UPI header-match event for this class is documented for Sapphire/Emerald " \
+                   "Rapids (only NCB and NCS)"
+static const struct lc_ctr_table spr_table = {
+    "spr", "Sapphire/Emerald Rapids (UPI flits)", spr_events,
+    sizeof spr_events / sizeof spr_events[0],
+    {
+        [LOCUS_COUNTER_DTC] = NONE(SPR_NO_HDR),
+        [LOCUS_COUNTER_DWB] = NONE(SPR_NO_HDR),
+        [LOCUS_COUNTER_HREQ] = NONE(SPR_NO_HDR),
+        [LOCUS_COUNTER_SNP] = NONE(SPR_NO_HDR),
+        [LOCUS_COUNTER_HRSP] = NONE(SPR_NO_HDR),
+        [LOCUS_COUNTER_NDR] = NONE(SPR_NO_HDR),
+        /* the flit's payload per data flit is not documented for UPI 2.0:
+         * counted in flits, not converted to bytes */
+        [LOCUS_COUNTER_LINK_BYTES] = FLITS("flits", "UPI data flits, every message class"),
+        [LOCUS_COUNTER_LOCAL_DRAM] = PROXY("loads", "retired loads served by local DRAM, this process"),
+        [LOCUS_COUNTER_REMOTE_DRAM] = PROXY("loads", "retired loads served by remote DRAM, this process"),
+        [LOCUS_COUNTER_REMOTE_CACHE] = PROXY("loads",
+            "retired loads served by a remote cache (HITM + FWD), this process"),
+    },
+};
+
 /* ---- Haswell-EP / Broadwell-EP: QPI flits --------------------------------- */
 
 #define QPI_EV(cls, dir, name, terms, pfm, scale) { cls, dir, QPI, name, terms, pfm, scale }
@@ -175,7 +224,7 @@ static const struct lc_ctr_table hswep_table = {
     },
 };
 
-/* ---- AMD Zen 5: data fabric beats; Zen 4: core proxies only ---------------- */
+/* ---- AMD Zen 5: data fabric beats; Zen 2, 3, 4: core proxies only -------- */
 
 #define DF_IN(n, code)                                                               \
     { B(LINK_BYTES), LC_RX, "amd_df", "remote_socket_inbound_data_beats_cfi_" #n,    \
@@ -183,13 +232,12 @@ static const struct lc_ctr_table hswep_table = {
 #define DF_OUT(n, code)                                                              \
     { B(LINK_BYTES), LC_TX, "amd_df", "remote_socket_outbound_data_beats_cfi_" #n,   \
       "event=" code ",umask=0xbff", NULL, 64.0 }
-#define ZEN_CORE                                                                     \
-    { B(LOCAL_DRAM), LC_RX, "cpu", "ls_any_fills_from_sys.dram_io_near",             \
-      "event=0x44,umask=0x08", NULL, 1.0 },                                          \
-    { B(REMOTE_DRAM), LC_RX, "cpu", "ls_any_fills_from_sys.dram_io_far",             \
-      "event=0x44,umask=0x40", NULL, 1.0 },                                          \
-    { B(REMOTE_CACHE), LC_RX, "cpu", "ls_any_fills_from_sys.far_cache",              \
-      "event=0x44,umask=0x10", NULL, 1.0 }
+/* The three fill sources, as each generation names them; one event code. */
+#define ZEN_CORE(code, ev, local, remote, far_cache)                                 \
+    { B(LOCAL_DRAM), LC_RX, "cpu", ev "." local, "event=" code ",umask=0x08", NULL, 1.0 }, \
+    { B(REMOTE_DRAM), LC_RX, "cpu", ev "." remote, "event=" code ",umask=0x40", NULL, 1.0 }, \
+    { B(REMOTE_CACHE), LC_RX, "cpu", ev "." far_cache, "event=" code ",umask=0x10", NULL, 1.0 }
+#define ZEN4_CORE ZEN_CORE("0x44", "ls_any_fills_from_sys", "dram_io_near", "dram_io_far", "far_cache")
 
 static const struct lc_ctr_event zen5_events[] = {
     DF_IN(0, "0x41e"), DF_IN(1, "0x45e"), DF_IN(2, "0x49e"), DF_IN(3, "0x4de"),
@@ -200,18 +248,25 @@ static const struct lc_ctr_event zen5_events[] = {
     DF_OUT(4, "0x51e"), DF_OUT(5, "0x55e"), DF_OUT(6, "0x59e"), DF_OUT(7, "0x5de"),
     DF_OUT(8, "0x41f"), DF_OUT(9, "0x45f"), DF_OUT(10, "0x49f"), DF_OUT(11, "0x4df"),
     DF_OUT(12, "0x51f"), DF_OUT(13, "0x55f"), DF_OUT(14, "0x59f"), DF_OUT(15, "0x5df"),
-    ZEN_CORE,
+    ZEN4_CORE,
 };
 
-static const struct lc_ctr_event zen4_events[] = { ZEN_CORE };
+static const struct lc_ctr_event zen4_events[] = { ZEN4_CORE };
+static const struct lc_ctr_event zen3_events[] = {
+    ZEN_CORE("0x44", "ls_any_fills_from_sys", "mem_io_local", "mem_io_remote", "ext_cache_remote"),
+};
+static const struct lc_ctr_event zen2_events[] = {
+    ZEN_CORE("0x43", "ls_refills_from_sys", "ls_mabresp_lcl_dram", "ls_mabresp_rmt_dram",
+             "ls_mabresp_rmt_cache"),
+};
 
 #define ZEN_NO_CLASS "AMD's data fabric counts data beats, not coherence message classes"
-#define ZEN_PROXIES                                                                  \
-    [LOCUS_COUNTER_LOCAL_DRAM] = PROXY("fills", "L1D fills from DRAM or I/O of the local NUMA node"), \
+#define ZEN_PROXIES(what)                                                            \
+    [LOCUS_COUNTER_LOCAL_DRAM] = PROXY("fills", what " from DRAM or I/O of the local NUMA node"), \
     [LOCUS_COUNTER_REMOTE_DRAM] = PROXY("fills",                                       \
-        "L1D fills from DRAM or I/O of another NUMA node (same or other socket)"),     \
+        what " from DRAM or I/O of another NUMA node (same or other socket)"),         \
     [LOCUS_COUNTER_REMOTE_CACHE] = PROXY("fills",                                      \
-        "L1D fills from a cache of another CCX in another NUMA node")
+        what " from a cache of another CCX in another NUMA node")
 
 static const struct lc_ctr_table zen5_table = {
     "zen5", "AMD Zen 5 (data fabric)", zen5_events, sizeof zen5_events / sizeof zen5_events[0],
@@ -225,27 +280,41 @@ static const struct lc_ctr_table zen5_table = {
         [LOCUS_COUNTER_LINK_BYTES] = FLITS("bytes",
             "data fabric beats between the core complexes and a remote socket "
             "(in: 32-byte beats, out: 64-byte beats)"),
-        ZEN_PROXIES,
+        ZEN_PROXIES("L1D fills"),
     },
 };
 
-#define ZEN4_NO_DF "no remote-socket data fabric event is confirmed for Zen 2/3/4"
+#define ZEN_NO_DF "no remote-socket data fabric event is confirmed for Zen 2/3/4"
+#define ZEN_CORE_ONLY(what)                                                          \
+    {                                                                                \
+        [LOCUS_COUNTER_DTC] = NONE(ZEN_NO_DF),                                       \
+        [LOCUS_COUNTER_DWB] = NONE(ZEN_NO_DF),                                       \
+        [LOCUS_COUNTER_HREQ] = NONE(ZEN_NO_DF),                                      \
+        [LOCUS_COUNTER_SNP] = NONE(ZEN_NO_DF),                                       \
+        [LOCUS_COUNTER_HRSP] = NONE(ZEN_NO_DF),                                      \
+        [LOCUS_COUNTER_NDR] = NONE(ZEN_NO_DF),                                       \
+        [LOCUS_COUNTER_LINK_BYTES] = NONE(ZEN_NO_DF),                                \
+        ZEN_PROXIES(what),                                                           \
+    }
+
 static const struct lc_ctr_table zen4_table = {
     "zen4", "AMD Zen 4 (core proxies only)", zen4_events, sizeof zen4_events / sizeof zen4_events[0],
-    {
-        [LOCUS_COUNTER_DTC] = NONE(ZEN4_NO_DF),
-        [LOCUS_COUNTER_DWB] = NONE(ZEN4_NO_DF),
-        [LOCUS_COUNTER_HREQ] = NONE(ZEN4_NO_DF),
-        [LOCUS_COUNTER_SNP] = NONE(ZEN4_NO_DF),
-        [LOCUS_COUNTER_HRSP] = NONE(ZEN4_NO_DF),
-        [LOCUS_COUNTER_NDR] = NONE(ZEN4_NO_DF),
-        [LOCUS_COUNTER_LINK_BYTES] = NONE(ZEN4_NO_DF),
-        ZEN_PROXIES,
-    },
+    ZEN_CORE_ONLY("L1D fills"),
+};
+
+static const struct lc_ctr_table zen3_table = {
+    "zen3", "AMD Zen 3 (core proxies only)", zen3_events, sizeof zen3_events / sizeof zen3_events[0],
+    ZEN_CORE_ONLY("L1D fills"),
+};
+
+/* Zen 2's event counts demand fills only: prefetches are not in it. */
+static const struct lc_ctr_table zen2_table = {
+    "zen2", "AMD Zen 2 (core proxies only)", zen2_events, sizeof zen2_events / sizeof zen2_events[0],
+    ZEN_CORE_ONLY("L1D demand fills"),
 };
 
 const struct lc_ctr_table *const lc_ctr_tables[] = {
-    &skx_table, &icx_table, &hswep_table, &zen4_table, &zen5_table, NULL,
+    &skx_table, &icx_table, &spr_table, &hswep_table, &zen2_table, &zen3_table, &zen4_table, &zen5_table, NULL,
 };
 
 const struct lc_ctr_table *lc_ctr_table_find(const char *name)
@@ -269,15 +338,18 @@ const struct lc_ctr_table *lc_ctr_table_for(const struct lc_ctr_machine *m, char
         switch (m->model) {
         case 0x55: name = "skx"; break;            /* Skylake-SP, Cascade/Cooper Lake */
         case 0x6a: case 0x6c: name = "icx"; break; /* Ice Lake-SP, -D */
+        case 0x8f: case 0xcf: name = "spr"; break; /* Sapphire Rapids, Emerald Rapids */
         case 0x3f: case 0x4f: case 0x56: name = "hswep"; break; /* Haswell-EP/EX, Broadwell-EP/DE */
         default: break;
         }
-    } else if (strcmp(m->vendor, "AuthenticAMD") == 0 || strcmp(m->vendor, "HygonGenuine") == 0) {
+    } else if (strcmp(m->vendor, "AuthenticAMD") == 0) {
+        /* as perf's mapfile.csv: Zen 1 is family 0x17 models 0x00-0x2f */
         if (m->family == 0x1a)
             name = "zen5";
-        else if (m->family == 0x19 && ((m->model >= 0x10 && m->model <= 0x1f) ||
-                                       (m->model >= 0x90 && m->model <= 0xaf)))
-            name = "zen4";
+        else if (m->family == 0x19)
+            name = m->model <= 0x0f || (m->model >= 0x20 && m->model <= 0x5f) ? "zen3" : "zen4";
+        else if (m->family == 0x17 && m->model >= 0x30)
+            name = "zen2";
     }
     if (name != NULL)
         return lc_ctr_table_find(name);
@@ -286,8 +358,8 @@ const struct lc_ctr_table *lc_ctr_table_for(const struct lc_ctr_machine *m, char
             snprintf(buf, len, "unknown CPU (no vendor/family/model in cpuinfo)");
         else
             snprintf(buf, len, "no event table for %s family 0x%x model 0x%x "
-                     "(known: Skylake-SP/Cascade Lake, Ice Lake-SP, Haswell/Broadwell-EP, "
-                     "AMD Zen 4/5)", m->vendor[0] ? m->vendor : "this CPU",
+                     "(known: Skylake-SP/Cascade Lake, Ice Lake-SP, Sapphire/Emerald Rapids, "
+                     "Haswell/Broadwell-EP, AMD Zen 2-5)", m->vendor[0] ? m->vendor : "this CPU",
                      (unsigned)m->family, (unsigned)m->model);
     }
     return NULL;
