@@ -58,7 +58,8 @@
 #   distclean      clean + everything configure and autoconf generated
 #
 # Variables: BUILD, SAN, V=1 (show commands), CONFIGURE_FLAGS (e.g.
-# --with-papi=no), RUN_TESTS_TIMEOUT (seconds per test binary, default 300),
+# --with-papi=no), RUN_TESTS_TIMEOUT (seconds per test binary, default 300,
+# 900 under a sanitizer),
 # DESTDIR, prefix, bindir, libdir, includedir, mandir, CC, CFLAGS, CPPFLAGS,
 # LDFLAGS.
 
@@ -284,9 +285,16 @@ $(BENCH_OMP): $(BUILD)/bench/%-omp: $$(call bench_src,$$*_omp) \
 # tools/run-tests) so that `check` can print one total line at the end.
 TALLY = build/check.tally
 
+# Sanitizer builds run 2-10x slower, and some tests' own watchdogs allow
+# them 600 s: the runner's limit per binary stays above that.
+RUN_TESTS_TIMEOUT_none = 300
+RUN_TESTS_TIMEOUT_asan = 900
+RUN_TESTS_TIMEOUT_tsan = 900
+
 _run-tests: $(TESTS)
 	@echo '=== tests in $(BUILD)/ (LOCUS_TEST_SANITIZER=$(SAN))'
-	@$(TEST_ENV) RUN_TESTS_LABEL='$(SUITE)' tools/run-tests $(TESTS)
+	@$(TEST_ENV) RUN_TESTS_TIMEOUT=$(or $(RUN_TESTS_TIMEOUT),$(RUN_TESTS_TIMEOUT_$(SAN))) \
+		RUN_TESTS_LABEL='$(SUITE)' tools/run-tests $(TESTS)
 
 _run-examples: $(EXAMPLES)
 	@echo '=== examples in $(BUILD)/ (smoke run)'

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <numa.h>
+#include <numaif.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -609,6 +611,26 @@ static void skip_if_no_move_pages(long rc)
     }
 }
 
+/* The first node this process may place memory on, and its memory policy
+ * bound to it for [p, p + size): the test then knows where pages land on a
+ * host of any number of nodes. */
+static int bind_to_first_node(void *p, size_t size)
+{
+    int node = 0;
+    if (numa_available() >= 0) {
+        struct bitmask *mems = numa_get_mems_allowed();
+        while (node <= numa_max_node() && !numa_bitmask_isbitset(mems, (unsigned)node))
+            node++;
+        numa_bitmask_free(mems);
+    }
+    assert_true(node < 64);
+    unsigned long mask = 1ul << node;
+    assert_int_equal(mbind(p, size, MPOL_BIND, &mask, (unsigned long)node + 2, 0), 0);
+    return node;
+}
+
+#define NOS 64
+
 static void test_pages_where(void **state)
 {
     (void)state;
@@ -620,48 +642,51 @@ static void test_pages_where(void **state)
      * when a neighbour is touched. */
     madvise(p, size, MADV_NOHUGEPAGE);
 
-    uint64_t os[2] = { 0, 0 };
-    long rc = lc_pages_where((uintptr_t)p, size, 16, os, 2);
+    uint64_t os[NOS] = { 0 };
+    long rc = lc_pages_where((uintptr_t)p, size, 16, os, NOS);
     if (rc < 0)
         munmap(p, size);
     skip_if_no_move_pages(rc);
     assert_int_equal(rc, 16);   /* untouched: every sampled page absent */
-    assert_int_equal(os[0], 0);
-    assert_int_equal(os[1], 0);
+    for (int i = 0; i < NOS; i++)
+        assert_int_equal(os[i], 0);
 
+    int node = bind_to_first_node(p, size);
     memset(p, 1, size);
-    rc = lc_pages_where((uintptr_t)p, size, 16, os, 2);
+    rc = lc_pages_where((uintptr_t)p, size, 16, os, NOS);
     assert_int_equal(rc, 0);
-    assert_int_equal(os[0], size);   /* one node here: all on node 0 */
-    assert_int_equal(os[1], 0);
+    for (int i = 0; i < NOS; i++)   /* every page on the node it was bound to */
+        assert_int_equal(os[i], i == node ? size : 0);
 
     /* More samples than pages, an unaligned sub-range, nos = 0. */
     memset(os, 0, sizeof os);
-    assert_int_equal(lc_pages_where((uintptr_t)p + 100, 3 * (size_t)ps, 1000, os, 2), 0);
-    assert_int_equal(os[0], 3 * (size_t)ps);
+    assert_int_equal(lc_pages_where((uintptr_t)p + 100, 3 * (size_t)ps, 1000, os, NOS), 0);
+    assert_int_equal(os[node], 3 * (size_t)ps);
     assert_int_equal(lc_pages_where((uintptr_t)p, size, 7, NULL, 0), 0);
-    assert_int_equal(lc_pages_where((uintptr_t)p, 0, 7, os, 2), 0);
+    assert_int_equal(lc_pages_where((uintptr_t)p, 0, 7, os, NOS), 0);
 
     /* Half touched: with one sample per page, exactly half absent. */
     assert_int_equal(munmap(p, size), 0);
     p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(p != MAP_FAILED);
     madvise(p, size, MADV_NOHUGEPAGE);
+    assert_int_equal(bind_to_first_node(p, size), node);
     for (size_t i = 0; i < npages; i += 2)
         p[i * (size_t)ps] = 1;
     memset(os, 0, sizeof os);
-    assert_int_equal(lc_pages_where((uintptr_t)p, size, (unsigned)npages, os, 2), npages / 2);
-    assert_int_equal(os[0], size / 2);
+    assert_int_equal(lc_pages_where((uintptr_t)p, size, (unsigned)npages, os, NOS), npages / 2);
+    assert_int_equal(os[node], size / 2);
     assert_int_equal(munmap(p, size), 0);
 
-    /* malloc'd and written memory is present. */
+    /* Allocator memory, written after its policy is set, is present. */
     size_t msize = 1 << 20;
-    char *m = malloc(msize);
+    char *m = aligned_alloc((size_t)ps, msize);
     assert_non_null(m);
+    assert_int_equal(bind_to_first_node(m, msize), node);
     memset(m, 2, msize);
     memset(os, 0, sizeof os);
-    assert_int_equal(lc_pages_where((uintptr_t)m, msize, 32, os, 2), 0);
-    assert_int_equal(os[0], msize);
+    assert_int_equal(lc_pages_where((uintptr_t)m, msize, 32, os, NOS), 0);
+    assert_int_equal(os[node], msize);
     free(m);
 }
 
