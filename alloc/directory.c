@@ -588,7 +588,10 @@ long lc_pages_where(uintptr_t addr, size_t size, unsigned max_pages,
             return errno ? -errno : -EIO;
         for (unsigned j = 0; j < n; j++) {
             uint64_t i = base + j;
-            if (status[j] == -ENOENT)
+            /* not placed yet: -ENOENT (not present) or -EFAULT (a hole or
+             * the shared zero page); for a page never touched Debian 12's
+             * 6.1 kernel answers -EFAULT where 6.18 answers -ENOENT */
+            if (status[j] == -ENOENT || status[j] == -EFAULT)
                 absent++;
             else if (status[j] >= 0 && status[j] < nos && os_bytes)
                 os_bytes[status[j]] += share + (i < extra);
