@@ -135,6 +135,7 @@ _Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor gr
 #define LC_TF_HEAPARG 0x1u   /* arg points to an lc_mem block of argsize bytes */
 #define LC_TF_ROOT    0x2u
 #define LC_TF_GROUPS  0x4u   /* the body has begun task groups: tg_open, tg_nomem valid */
+#define LC_TF_BOUND   0x8u   /* NAFT: a first-touch task, run only on its node t->node */
 
 /* The innermost task group open in t's body, or NULL (t's own thread). */
 static inline struct lc_taskgroup *lc_task_open_group(const struct lc_task *t)

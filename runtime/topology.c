@@ -842,8 +842,15 @@ void lc_topology_print(const struct lc_topology *t, int nworkers,
         const struct lc_topo_node *nd = &t->nodes[a];
         int k = 0;
 
+        /* with workers laid out: the nearest nodes that have workers (what
+         * naft's LOCUS_STEAL=near takes from), else the near class */
+        int best = -1;
+        for (int b = 0; count && b < n; b++)
+            if (b != a && count[b] > 0 && (best < 0 || t->dist[a * n + b] < best))
+                best = t->dist[a * n + b];
         for (int b = 0; b < n; b++)
-            if (b != a && lc_topology_class(t, a, b) == LC_DIST_NEAR)
+            if (b != a && (count ? count[b] > 0 && t->dist[a * n + b] == best
+                                 : lc_topology_class(t, a, b) == LC_DIST_NEAR))
                 tmp[k++] = b;
         ranges(near, sizeof near, tmp, k);
         memcpy(tmp, nd->cpus, (size_t)nd->ncpus * sizeof *tmp);
@@ -855,7 +862,8 @@ void lc_topology_print(const struct lc_topology *t, int nworkers,
         fprintf(f, "  %-12s  %s\n", near, cpus);
     }
 
-    fprintf(f, "\ndistances (10 = local; steal-from = the row's nearest remote distance):\n     ");
+    fprintf(f, "\ndistances (10 = local; steal-from = the nodes at the row's nearest remote "
+            "distance%s):\n     ", count ? " that have workers" : "");
     for (int b = 0; b < n; b++)
         fprintf(f, " %4d", b);
     fputc('\n', f);

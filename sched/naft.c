@@ -1,49 +1,71 @@
 /*
  * naft.c - the NUMA-aware scheduler of the NAFT regime (Caheny et al.,
  * "Reducing cache coherence traffic with a NUMA-aware runtime approach",
- * IEEE TPDS 29(5), 2018, section 4):
- *  - a ready queue per node: the deques of the node's workers plus an inbox
- *    for tasks sent to the node from other nodes;
- *  - first-touch tasks are dealt round-robin over the nodes that have
- *    workers, so data is spread uniformly;
- *  - every other task goes to the node holding most of its dependency bytes
- *    (ties: the spawning worker's node if it is among the best, else the
- *    lowest-numbered node; no known bytes: the spawner's node);
- *  - an idle worker takes from its own deque, its node's inbox and the other
- *    workers of its node; only after LOCUS_STEAL_SPIN idle polls does it
- *    steal from other nodes, and then only from the nearest ones
- *    (LOCUS_STEAL=near), from all, nearest first (all), or never (none).
- * On a single node this is the oblivious scheduler with one more empty
- * queue to look at, which keeps its cost within reach of DFT.
+ * IEEE TPDS 29(5), 2018, section 4).  On a machine of several nodes a ready
+ * task is one of three kinds, each queued where its promise can be kept:
+ *  - first-touch (it writes data nobody has touched): dealt round-robin
+ *    over the nodes that have workers and queued on its node's bound FIFO,
+ *    which only that node's workers take, so the data is spread as dealt
+ *    whatever LOCUS_STEAL says;
+ *  - data-bound (it has known bytes): on the node holding most of them
+ *    (ties: the spawner's node if among the best, else the lowest); queued
+ *    on the affine deque of a worker of that node (or the node's inbox when
+ *    sent from another node).  Another node takes such a task only while
+ *    this node is overloaded: more than LC_NAFT_MARGIN of them queued per
+ *    worker here; and only a node LOCUS_STEAL allows (near: the nearest
+ *    nodes that have workers; all: every node, nearest first; none: never);
+ *  - affinity-free (no dependencies, no known bytes): on the spawner's
+ *    ordinary deque, shared by all nodes: an idle worker of any node takes
+ *    it, nearest first.
+ * An idle worker looks at its own node first (its deques, the bound FIFO,
+ * the inbox, its node's other workers) and at other nodes only after
+ * LOCUS_STEAL_SPIN idle polls.  On a single node everything is the ordinary
+ * deque: this is the oblivious scheduler with an empty queue or two more to
+ * look at, which keeps its cost within reach of DFT.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "deque.h"
 #include "policy.h"
 #include "steal.h"
 #include "runtime.h"
 
-/* Tasks sent to a node by workers of other nodes: a FIFO under a lock
- * (cross-node pushes are the rare case), linked through qnext. */
-struct naft_inbox {
+/* A FIFO under a lock, linked through qnext: the tasks sent to a node from
+ * other nodes (inbox), and the node's first-touch tasks (bound). */
+struct naft_fifo {
     _Alignas(LC_CACHELINE) pthread_mutex_t lock;
     struct lc_task *head, *tail;
     _Atomic long size;
 };
 
+/* A node takes another node's data-bound tasks only while that node has
+ * more than this many queued per worker: the last of them would wait more
+ * than this many task lengths for a worker of its own node.  Below it the
+ * tasks wait and run next to their data (the spawner's node, busy
+ * spawning, must not lose its share to nodes that finished theirs); above
+ * it the node is overloaded and idle nodes help.  locus(7) documents it. */
+#define LC_NAFT_MARGIN 16
+
 struct naft_node {
-    struct naft_inbox inbox;
+    struct naft_fifo inbox, bound;
     int *workers, nworkers;     /* ids of this node's workers */
-    int *victims, nvictims;     /* other nodes this node may steal from, nearest first */
-    int *thieves, nthieves;     /* nodes that may steal from this one, nearest first */
+    int *victims, nvictims;     /* nodes whose data-bound tasks this node may take, nearest first */
+    int *sharers, nsharers;     /* every other node with workers, nearest first */
+    int *thieves, nthieves;     /* nodes that may take this node's data-bound tasks */
 };
 
 struct naft {
     struct naft_node *nodes;
     int nnodes;
+    /* idle polls before looking at other nodes: LOCUS_STEAL_SPIN, but never
+     * more than a worker makes before it sleeps (LOCUS_SPIN), or a worker
+     * woken for another node's task would sleep again without looking */
+    unsigned steal_spin;
+    struct lc_deque *adq;       /* per worker: its node's data-bound tasks */
 };
 
 static void naft_fini(struct lc_runtime *rt)
@@ -53,10 +75,16 @@ static void naft_fini(struct lc_runtime *rt)
         lc_deque_destroy(&rt->workers[i].dq);
     if (!s)
         return;
+    if (s->adq)
+        for (int i = 0; i < rt->nworkers; i++)
+            lc_deque_destroy(&s->adq[i]);
+    free(s->adq);
     for (int n = 0; n < s->nnodes; n++) {
         pthread_mutex_destroy(&s->nodes[n].inbox.lock);
+        pthread_mutex_destroy(&s->nodes[n].bound.lock);
         free(s->nodes[n].workers);
         free(s->nodes[n].victims);
+        free(s->nodes[n].sharers);
         free(s->nodes[n].thieves);
     }
     free(s->nodes);
@@ -73,6 +101,24 @@ static int by_distance(const void *a, const void *b)
     return dx != dy ? (dx < dy ? -1 : 1) : (x < y ? -1 : x > y);
 }
 
+/* The distance from node n to the nearest other node that has workers. */
+static int nearest_with_workers(const struct lc_runtime *rt, const struct naft *s, int n)
+{
+    int nn = rt->topo.nnodes, best = -1;
+    for (int v = 0; v < nn; v++)
+        if (v != n && s->nodes[v].nworkers
+            && (best < 0 || rt->topo.dist[n * nn + v] < best))
+            best = rt->topo.dist[n * nn + v];
+    return best;
+}
+
+static void sort_by_distance(const struct lc_runtime *rt, int from, int *v, int n)
+{
+    sort_topo = &rt->topo;
+    sort_from = from;
+    qsort(v, (size_t)n, sizeof *v, by_distance);
+}
+
 static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
 {
     int nn = rt->topo.nnodes;
@@ -80,6 +126,9 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
     if (!s || !(s->nodes = calloc((size_t)nn, sizeof *s->nodes)))
         goto nomem;
     s->nnodes = nn;
+    s->steal_spin = rt->opt.steal_spin;
+    if (s->steal_spin >= rt->opt.spin)
+        s->steal_spin = rt->opt.spin > 0 ? rt->opt.spin - 1 : 0;
     rt->sched_data = s;
     for (int i = 0; i < rt->nworkers; i++)
         if (lc_deque_init(&rt->workers[i].dq, 10) < 0) {
@@ -88,12 +137,25 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
             goto nomem_deques;
         }
     for (int n = 0; n < nn; n++) {
+        pthread_mutex_init(&s->nodes[n].inbox.lock, NULL);
+        pthread_mutex_init(&s->nodes[n].bound.lock, NULL);
+    }
+    if (nn > 1) {
+        s->adq = aligned_alloc(LC_CACHELINE, (size_t)rt->nworkers * sizeof *s->adq);
+        if (!s->adq)
+            goto nomem_all;
+        memset(s->adq, 0, (size_t)rt->nworkers * sizeof *s->adq);
+        for (int i = 0; i < rt->nworkers; i++)
+            if (lc_deque_init(&s->adq[i], 8) < 0)
+                goto nomem_all;
+    }
+    for (int n = 0; n < nn; n++) {
         struct naft_node *nd = &s->nodes[n];
-        pthread_mutex_init(&nd->inbox.lock, NULL);
         nd->workers = calloc((size_t)rt->nworkers, sizeof *nd->workers);
         nd->victims = calloc((size_t)nn, sizeof *nd->victims);
+        nd->sharers = calloc((size_t)nn, sizeof *nd->sharers);
         nd->thieves = calloc((size_t)nn, sizeof *nd->thieves);
-        if (!nd->workers || !nd->victims || !nd->thieves)
+        if (!nd->workers || !nd->victims || !nd->sharers || !nd->thieves)
             goto nomem_all;
         for (int i = 0; i < rt->nworkers; i++)
             if (rt->workers[i].node == n)
@@ -101,30 +163,29 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
     }
     for (int n = 0; n < nn; n++) {
         struct naft_node *nd = &s->nodes[n];
+        /* "nearest" among the nodes that have workers: with fewer workers
+         * than nodes, the nearest node may have none to give */
+        int nearest = nearest_with_workers(rt, s, n);
         for (int v = 0; v < nn; v++) {
             if (v == n || !s->nodes[v].nworkers)
                 continue;
+            nd->sharers[nd->nsharers++] = v;
             if (rt->opt.steal == LC_STEAL_NONE)
                 continue;
-            if (rt->opt.steal == LC_STEAL_NEAR
-                && lc_topology_class(&rt->topo, n, v) != LC_DIST_NEAR)
+            if (rt->opt.steal == LC_STEAL_NEAR && rt->topo.dist[n * nn + v] != nearest)
                 continue;
             nd->victims[nd->nvictims++] = v;
         }
-        sort_topo = &rt->topo;
-        sort_from = n;
-        qsort(nd->victims, (size_t)nd->nvictims, sizeof *nd->victims, by_distance);
+        sort_by_distance(rt, n, nd->victims, nd->nvictims);
+        sort_by_distance(rt, n, nd->sharers, nd->nsharers);
     }
     for (int n = 0; n < nn; n++)          /* thieves, in each node's order of distance */
         for (int v = 0; v < nn; v++)
             for (int i = 0; i < s->nodes[v].nvictims; i++)
                 if (s->nodes[v].victims[i] == n)
                     s->nodes[n].thieves[s->nodes[n].nthieves++] = v;
-    for (int n = 0; n < nn; n++) {
-        sort_topo = &rt->topo;
-        sort_from = n;
-        qsort(s->nodes[n].thieves, (size_t)s->nodes[n].nthieves, sizeof(int), by_distance);
-    }
+    for (int n = 0; n < nn; n++)
+        sort_by_distance(rt, n, s->nodes[n].thieves, s->nodes[n].nthieves);
     return 0;
 
 nomem_all:
@@ -148,6 +209,7 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
     if (pl->first_touch) {
         unsigned k = atomic_fetch_add_explicit(&rt->ft_next, 1, memory_order_relaxed);
         t->node = rt->ft_nodes[k % (unsigned)rt->n_ft_nodes];
+        t->flags |= LC_TF_BOUND;
         return;
     }
     /* bytes per node with workers; interleaved bytes weigh the same on every
@@ -163,7 +225,7 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
         if (score[n] && (best < 0 || score[n] > score[best]))
             best = n;
     if (best < 0) {
-        t->node = -1;           /* nothing known: stays with its spawner */
+        t->node = -1;           /* nothing known: shared by every node */
         return;
     }
     if (score[w->node] == score[best])
@@ -171,7 +233,7 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
     t->node = best;
 }
 
-static void inbox_push(struct naft_inbox *ib, struct lc_task *t)
+static void fifo_push(struct naft_fifo *ib, struct lc_task *t)
 {
     t->qnext = NULL;
     pthread_mutex_lock(&ib->lock);
@@ -185,7 +247,7 @@ static void inbox_push(struct naft_inbox *ib, struct lc_task *t)
     pthread_mutex_unlock(&ib->lock);
 }
 
-static struct lc_task *inbox_pop(struct naft_inbox *ib)
+static struct lc_task *fifo_pop(struct naft_fifo *ib)
 {
     if (atomic_load_explicit(&ib->size, memory_order_acquire) == 0)
         return NULL;
@@ -202,10 +264,12 @@ static struct lc_task *inbox_pop(struct naft_inbox *ib)
     return t;
 }
 
+static int64_t bound_queued(const struct naft *s, int n);
+
 /*
- * A task was queued on node: wake one of its sleeping workers or, when none
- * sleeps, a sleeping worker of a node allowed to steal from it, so that
- * near nodes help after they have gone to sleep too.
+ * A data-bound task was queued on node: wake one of its sleeping workers
+ * or, when none sleeps and the node is overloaded, a sleeping worker of a
+ * node allowed to take from it (below the margin it could take nothing).
  */
 static void naft_notify(struct lc_runtime *rt, const struct naft *s, int node)
 {
@@ -217,6 +281,8 @@ static void naft_notify(struct lc_runtime *rt, const struct naft *s, int node)
         return;
     }
     const struct naft_node *nd = &s->nodes[node];
+    if (nd->nthieves == 0 || bound_queued(s, node) <= (int64_t)LC_NAFT_MARGIN * nd->nworkers)
+        return;
     for (int i = 0; i < nd->nthieves; i++)
         if (atomic_load_explicit(&rt->nsync[nd->thieves[i]].nsleepers, memory_order_relaxed) > 0) {
             lc_notify_node(rt, nd->thieves[i]);
@@ -227,63 +293,130 @@ static void naft_notify(struct lc_runtime *rt, const struct naft *s, int node)
 static void naft_push(struct lc_worker *w, struct lc_task *t)
 {
     struct lc_runtime *rt = w->rt;
+    struct naft *s = rt->sched_data;
     int node = t->node;
 
-    struct naft *s = rt->sched_data;
-    if (node < 0 || node == w->node) {
+    if (node < 0) {
+        lc_push_own(w, t, 1);   /* affinity-free: any node's idle worker may take it */
+        return;
+    }
+    if (t->flags & LC_TF_BOUND) {
+        fifo_push(&s->nodes[node].bound, t);
+        lc_notify_own(rt, node, 0);   /* only its own node may run it */
+        return;
+    }
+    if (node == w->node) {
         struct lc_qitem it = lc_qitem_task(t);
-        if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0)) {
+        if (__builtin_expect(lc_deque_push_owner(&s->adq[w->id], &it) < 0, 0)) {
             lc_execute(w, t);   /* the deque could not grow: t is ready, so run it now */
             return;
         }
-        naft_notify(rt, s, w->node);
-        return;
+    } else {
+        fifo_push(&s->nodes[node].inbox, t);
     }
-    inbox_push(&s->nodes[node].inbox, t);
     naft_notify(rt, s, node);
 }
 
-/* Takes a task queued on node n: its inbox first (tasks sent there), then
- * its workers' deques (a steal, counted by lc_steal_from). */
-static struct lc_task *take_from_node(struct lc_worker *w, struct naft *s, int n)
+/* Data-bound tasks queued on node n: its inbox and its workers' affine
+ * deques (a racy sum: a hint for deciding whether to take from n). */
+static int64_t bound_queued(const struct naft *s, int n)
 {
-    struct naft_node *nd = &s->nodes[n];
-    struct lc_task *t = inbox_pop(&nd->inbox);
-    if (t) {
-        if (n != w->node)   /* sent to another node, taken here: a steal too */
-            lc_stat_add(&w->stats.steals[lc_topology_class(&w->rt->topo, w->node, n)], 1);
-        return t;
-    }
-    return lc_steal_from(w, nd->workers, nd->nworkers, n);
+    const struct naft_node *nd = &s->nodes[n];
+    int64_t q = atomic_load_explicit(&nd->inbox.size, memory_order_relaxed);
+    for (int i = 0; i < nd->nworkers; i++)
+        q += lc_deque_size(&s->adq[nd->workers[i]]);
+    return q;
 }
 
-/* A light task has no dependencies, so no node: it stays on its spawner's
- * deque like any task of node -1. */
+/* Steals one data-bound task from the affine deques of node n's workers. */
+static struct lc_task *steal_affine(struct lc_worker *w, struct naft *s, int n)
+{
+    struct lc_runtime *rt = w->rt;
+    const struct naft_node *nd = &s->nodes[n];
+    if (nd->nworkers == 0)
+        return NULL;
+    int start = (int)(lc_rng_next(&w->rng) % (uint64_t)nd->nworkers);
+    for (int i = 0; i < nd->nworkers; i++) {
+        int v = nd->workers[(start + i) % nd->nworkers];
+        if (v == w->id)
+            continue;
+        struct lc_deque *d = &s->adq[v];
+        if (!lc_may_steal(w, lc_deque_size(d)))
+            continue;
+        struct lc_qitem it = lc_deque_steal(d);
+        if (!it.p)
+            continue;
+        lc_stat_add(&w->stats.steals[lc_topology_class(&rt->topo, w->node, n)], 1);
+        if (lc_deque_size(d) > 0
+            && atomic_load_explicit(&rt->nsync[n].nsleepers, memory_order_relaxed) > 0)
+            lc_notify_node(rt, n);   /* more left behind: pass the wake-up on */
+        return it.p;
+    }
+    return NULL;
+}
+
+/* A task of w's own node: the bound FIFO, the inbox, then the other
+ * workers' affine and ordinary deques. */
+static struct lc_task *take_own_node(struct lc_worker *w, struct naft *s)
+{
+    struct naft_node *nd = &s->nodes[w->node];
+    struct lc_task *t = fifo_pop(&nd->bound);
+    if (!t)
+        t = fifo_pop(&nd->inbox);
+    if (!t && s->adq)
+        t = steal_affine(w, s, w->node);
+    if (!t)
+        t = lc_steal_from(w, nd->workers, nd->nworkers, w->node);
+    return t;
+}
+
+/* A task of another node n: its inbox (sent there, taken here: a steal),
+ * then its workers' affine deques. */
+static struct lc_task *take_bound_from(struct lc_worker *w, struct naft *s, int n)
+{
+    struct lc_task *t = fifo_pop(&s->nodes[n].inbox);
+    if (t) {
+        lc_stat_add(&w->stats.steals[lc_topology_class(&w->rt->topo, w->node, n)], 1);
+        return t;
+    }
+    return steal_affine(w, s, n);
+}
+
+/* A light task has no dependencies, so no node: it is shared like every
+ * affinity-free task. */
 static int naft_push_light(struct lc_worker *w, locus_task_fn fn, void *arg,
                            struct lc_task *parent)
 {
-    if (__builtin_expect(lc_queue_light(w, fn, arg, parent) < 0, 0))
-        return -ENOMEM;
-    naft_notify(w->rt, w->rt->sched_data, w->node);
-    return 0;
+    return lc_push_light(w, fn, arg, parent);
 }
 
 static struct lc_task *naft_pop(struct lc_worker *w)
 {
-    struct lc_task *t = lc_pop_own(w);
-    if (t)
-        return t;
     struct lc_runtime *rt = w->rt;
     struct naft *s = rt->sched_data;
-    if ((t = take_from_node(w, s, w->node)))
+    struct lc_task *t;
+    if (s->adq) {
+        struct lc_qitem it = lc_deque_pop_owner(&s->adq[w->id]);
+        if (it.p)
+            return it.p;
+    }
+    if ((t = lc_pop_own(w)) || (t = take_own_node(w, s)))
         return t;
+    if (w->idle_polls < s->steal_spin)
+        return NULL;
+    /* other nodes: their shared tasks, nearest first, then the data-bound
+     * tasks of a victim that is overloaded */
     struct naft_node *nd = &s->nodes[w->node];
-    if (nd->nvictims && w->idle_polls >= rt->opt.steal_spin) {
-        for (int i = 0; i < nd->nvictims; i++) {
-            int v = nd->victims[i];
-            if ((t = take_from_node(w, s, v)))
-                return t;
-        }
+    for (int i = 0; i < nd->nsharers; i++) {
+        int v = nd->sharers[i];
+        if ((t = lc_steal_from(w, s->nodes[v].workers, s->nodes[v].nworkers, v)))
+            return t;
+    }
+    for (int i = 0; i < nd->nvictims; i++) {
+        int v = nd->victims[i];
+        if (bound_queued(s, v) > (int64_t)LC_NAFT_MARGIN * s->nodes[v].nworkers
+            && (t = take_bound_from(w, s, v)))
+            return t;
     }
     return NULL;
 }
@@ -296,8 +429,9 @@ static int naft_run_here(struct lc_worker *w, struct lc_task *t)
 
 const struct lc_sched_ops lc_sched_naft = {
     .name = "naft",
-    .description = "NUMA-aware: per-node queues, first-touch tasks dealt over the nodes, "
-                   "others on the node of most of their data, nearest-node stealing (NAFT)",
+    .description = "NUMA-aware: first-touch tasks dealt over the nodes and run there, "
+                   "others on the node of most of their data (taken elsewhere only from an "
+                   "overloaded node), tasks without data shared by all (NAFT)",
     .init = naft_init,
     .fini = naft_fini,
     .place = naft_place,

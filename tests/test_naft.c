@@ -4,9 +4,14 @@
  * over the nodes, a task runs on the node holding most of its bytes,
  * stealing obeys LOCUS_STEAL, NAFT moves far less data than DI on a
  * Jacobi-like pattern, DFT homes data where it was first touched, and the
- * refused combination is refused.  No assertion depends on timing: the
- * placement checks run with LOCUS_STEAL=none, where a task can only run on
- * the node it was queued on.
+ * refused combination is refused; and, with LOCUS_STEAL and
+ * LOCUS_STEAL_SPIN at their defaults, what stealing may and may not take:
+ * first-touch tasks never leave their node, tasks without data reach a
+ * worker of any node, data-bound tasks go to the nearest node that has
+ * workers only while their node has more than the margin queued.  No
+ * assertion depends on timing: each one follows from a rule (a task that
+ * no rule lets another node take can only run where it was queued; the main
+ * thread waits without running tasks, so that only the other node can).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "locus.h"
@@ -38,6 +44,18 @@ static void start(const char *regime, const char *topo, const char *threads, con
     int r = locus_init();
     if (r)
         fail_msg("locus_init(%s, %s, %s): %s", regime, topo, threads, locus_error_message());
+}
+
+/* Every LOCUS_STEAL* at its default. */
+static void start_defaults(const char *topo, const char *threads)
+{
+    start("naft", topo, threads, "near");
+    assert_int_equal(locus_finalize(), 0);
+    unsetenv("LOCUS_STEAL");
+    unsetenv("LOCUS_STEAL_SPIN");
+    int r = locus_init();
+    if (r)
+        fail_msg("locus_init(naft, %s, %s): %s", topo, threads, locus_error_message());
 }
 
 static void stop(void)
@@ -211,6 +229,149 @@ static void jacobi_like(const char *regime, locus_stats_t *st)
     stop();
 }
 
+/* ---- what stealing may take, every LOCUS_STEAL* at its default ---- */
+
+static _Atomic int done_on[64];   /* tasks run per node */
+
+/* Some microseconds of work: longer than LOCUS_GRAIN_NS, so the spawner
+ * queues these tasks instead of running them at spawn (grain.h). */
+static void count_node(void *arg)
+{
+    volatile double x = 0;
+    for (int i = 0; i < 20000; i++)
+        x += i * 0.5;
+    (void)arg;
+    atomic_fetch_add(&done_on[locus_worker_node()], 1);
+}
+
+static int done_total(void)
+{
+    int n = 0;
+    for (int i = 0; i < 64; i++)
+        n += atomic_load(&done_on[i]);
+    return n;
+}
+
+/* The main thread (worker 0, node 0) waits up to 60 s, running nothing,
+ * until at least want tasks have run: only other workers can run them. */
+static int wait_without_running(int want)
+{
+    for (int ms = 0; ms < 60000 && done_total() < want; ms++) {
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    return done_total();
+}
+
+static void reset_done(void)
+{
+    for (int i = 0; i < 64; i++)
+        atomic_store(&done_on[i], 0);
+}
+
+/* bullion-s16 with 2 workers: worker 0 on node 0, worker 1 on node 8; node
+ * 0's nearest node (1) has no workers. */
+static void test_shared_tasks_reach_any_node(void **state)
+{
+    (void)state;
+    start_defaults("bullion-s16", "2");
+    assert_int_equal(locus_worker_node(), 0);
+    reset_done();
+    for (int i = 0; i < 20; i++)   /* no dependencies: no node */
+        assert_int_equal(locus_spawn(count_node, NULL, 0, NULL, 0), 0);
+    /* whatever the spawner ran at spawn, the rest only node 8 can run */
+    assert_int_equal(wait_without_running(20), 20);
+    assert_true(atomic_load(&done_on[8]) > 0);
+    assert_int_equal(locus_taskwait(), 0);
+    stop();
+}
+
+static void test_first_touch_never_leaves_its_node(void **state)
+{
+    (void)state;
+    /* the most eager stealing there is: still, each first-touch task runs
+     * on the node it was dealt to (0, 8, 0, 8, ...) */
+    start("naft", "bullion-s16", "2", "all");
+    int nb = 40;
+    for (int b = 0; b < nb; b++) {
+        node_of_block[b] = -1;
+        struct blk a = { b };
+        assert_int_equal(locus_task(init_block, &a, sizeof a, LOCUS_OUT(data[b], BLOCK)), 0);
+    }
+    assert_int_equal(locus_taskwait(), 0);
+    for (int b = 0; b < nb; b++)
+        if (node_of_block[b] != (b % 2 ? 8 : 0))
+            fail_msg("first-touch task %d ran on node %d, dealt to %d", b, node_of_block[b],
+                     b % 2 ? 8 : 0);
+    stop();
+    /* with defaults, on 4 nodes: exactly dealt, whatever became idle */
+    start_defaults("4s", "4");
+    nb = 4 * 16 + 2;
+    for (int b = 0; b < nb; b++) {
+        struct blk a = { b };
+        assert_int_equal(locus_task(init_block, &a, sizeof a, LOCUS_OUT(data[b], BLOCK)), 0);
+    }
+    assert_int_equal(locus_taskwait(), 0);
+    int per[4] = { 0 };
+    for (int b = 0; b < nb; b++) {
+        assert_in_range(node_of_block[b], 0, 3);
+        per[node_of_block[b]]++;
+    }
+    for (int n = 0; n < 4; n++)
+        assert_in_range(per[n], nb / 4, nb / 4 + 1);
+    stop();
+}
+
+#define MARGIN 16  /* LC_NAFT_MARGIN, documented in locus(7) */
+
+static void test_bound_tasks_move_only_past_the_margin(void **state)
+{
+    (void)state;
+    start_defaults("bullion-s16", "2");
+    struct blk a = { 0 };   /* the first dealt first-touch task: node 0 */
+    assert_int_equal(locus_task(init_block, &a, sizeof a, LOCUS_OUT(data[0], BLOCK)), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(node_of_block[0], 0);
+
+    /* no more than the margin queued on node 0: node 8 takes none, however
+     * long it is idle */
+    reset_done();
+    for (int i = 0; i < MARGIN; i++)
+        assert_int_equal(locus_task(count_node, NULL, 0, LOCUS_IN(data[0], BLOCK)), 0);
+    struct timespec ts = { 0, 200000000 };
+    nanosleep(&ts, NULL);
+    assert_int_equal(atomic_load(&done_on[8]), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(atomic_load(&done_on[0]), MARGIN);
+
+    /* many more: node 8, the nearest node that has workers (though far),
+     * takes them until the margin is left */
+    reset_done();
+    int n = 100;
+    for (int i = 0; i < n; i++)
+        assert_int_equal(locus_task(count_node, NULL, 0, LOCUS_IN(data[0], BLOCK)), 0);
+    assert_true(wait_without_running(n - MARGIN) >= n - MARGIN);
+    int far = atomic_load(&done_on[8]);
+    assert_true(far > 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(done_total(), n);
+    locus_stats_t st;
+    assert_int_equal(locus_get_stats(&st, sizeof st), 0);
+    assert_true(st.steals_far >= (uint64_t)far);   /* each one taken from node 0 */
+    stop();
+
+    /* LOCUS_STEAL=none: nothing moves, past the margin or not */
+    start("naft", "bullion-s16", "2", "none");
+    reset_done();
+    assert_int_equal(locus_task(init_block, &a, sizeof a, LOCUS_OUT(data[1], BLOCK)), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    for (int i = 0; i < 50; i++)
+        assert_int_equal(locus_task(count_node, NULL, 0, LOCUS_IN(data[1], BLOCK)), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(atomic_load(&done_on[0]), 50);
+    stop();
+}
+
 static void test_naft_moves_far_less_than_di(void **state)
 {
     (void)state;
@@ -281,6 +442,9 @@ int main(void)
         cmocka_unit_test(test_first_touch_dealt_evenly),
         cmocka_unit_test(test_task_follows_its_bytes),
         cmocka_unit_test(test_steal_policies),
+        cmocka_unit_test(test_shared_tasks_reach_any_node),
+        cmocka_unit_test(test_first_touch_never_leaves_its_node),
+        cmocka_unit_test(test_bound_tasks_move_only_past_the_margin),
         cmocka_unit_test(test_naft_moves_far_less_than_di),
         cmocka_unit_test(test_dft_homes_data_where_touched),
         cmocka_unit_test(test_refused_and_bad_values),
