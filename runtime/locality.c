@@ -91,6 +91,14 @@ int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen)
             if (os < (int)(8 * sizeof mask))
                 mask[os / (8 * sizeof mask[0])] |= 1ul << (os % (8 * sizeof mask[0]));
         }
+        /* the program's own policy comes back at finalize */
+        memset(rt->saved_nodes, 0, sizeof rt->saved_nodes);
+        if (get_mempolicy(&rt->saved_policy, rt->saved_nodes, 8 * sizeof rt->saved_nodes,
+                          NULL, 0) != 0) {
+            snprintf(err, errlen, "LOCUS_REGIME=di: cannot read the memory policy to restore "
+                     "it later (get_mempolicy: %s)", strerror(errno));
+            return -errno;
+        }
         if (set_mempolicy(MPOL_INTERLEAVE, mask, 8 * sizeof mask) != 0) {
             snprintf(err, errlen, "LOCUS_REGIME=di: cannot interleave pages over the nodes "
                      "(set_mempolicy: %s)", strerror(errno));
@@ -103,8 +111,9 @@ int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen)
 
 void lc_locality_fini(struct lc_runtime *rt)
 {
-    if (rt->mempolicy_set)
-        set_mempolicy(MPOL_DEFAULT, NULL, 0);
+    if (rt->mempolicy_set
+        && set_mempolicy(rt->saved_policy, rt->saved_nodes, 8 * sizeof rt->saved_nodes) != 0)
+        set_mempolicy(MPOL_DEFAULT, NULL, 0);   /* the old one cannot come back: no interleave */
     rt->mempolicy_set = 0;
     if (rt->dir)
         lc_dir_destroy(rt->dir);

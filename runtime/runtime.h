@@ -91,6 +91,8 @@ struct lc_runtime {
     int *ft_nodes, n_ft_nodes;          /* nodes with workers, for dealing first-touch tasks */
     uint64_t t0_ns;                     /* stats clock start */
     int mempolicy_set;                  /* DI on a real machine: interleave policy installed */
+    int saved_policy;                   /* the initial thread's policy before it (mode|flags) */
+    unsigned long saved_nodes[16];      /* and its node mask, restored at finalize */
     struct lc_grain grain;              /* LOCUS_GRAIN_NS in clock ticks (grain.h) */
 
     /* Written often, so each on a line of its own, away from the fields

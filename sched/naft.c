@@ -14,6 +14,7 @@
  *    this node is overloaded: more than LC_NAFT_MARGIN of them queued per
  *    worker here; and only a node LOCUS_STEAL allows (near: the nearest
  *    nodes that have workers; all: every node, nearest first; none: never);
+ *    or while every worker of this node sleeps (any node, unless none);
  *  - affinity-free (no dependencies, no known bytes): on the spawner's
  *    ordinary deque, shared by all nodes: an idle worker of any node takes
  *    it, nearest first.
@@ -415,6 +416,18 @@ static struct lc_task *naft_pop(struct lc_worker *w)
     for (int i = 0; i < nd->nvictims; i++) {
         int v = nd->victims[i];
         if (bound_queued(s, v) > (int64_t)LC_NAFT_MARGIN * s->nodes[v].nworkers
+            && (t = take_bound_from(w, s, v)))
+            return t;
+    }
+    /* a node whose workers all sleep has no capacity at all: its tasks
+     * would wait for a wake-up (a fork-join program pays one per round),
+     * so any node may take them, nearest first, unless LOCUS_STEAL=none */
+    if (rt->opt.steal == LC_STEAL_NONE)
+        return NULL;
+    for (int i = 0; i < nd->nsharers; i++) {
+        int v = nd->sharers[i];
+        if (atomic_load_explicit(&rt->nsync[v].nsleepers, memory_order_relaxed)
+                >= s->nodes[v].nworkers
             && (t = take_bound_from(w, s, v)))
             return t;
     }

@@ -18,7 +18,8 @@
  *              and its nearest nodes run tasks and no steal is far;
  *   dft        pages are on the node of the worker that first touched them;
  *   di         pages first touched after locus_init() are interleaved over
- *              the nodes page by page; the policy is gone after finalize.
+ *              the nodes page by page; after finalize the program has the
+ *              memory policy it had before locus_init() again.
  * The regime of each phase is set with setenv() before its locus_init().
  * Test buffers are checked to have no page resident before their first
  * touch, so that a reused allocation cannot pass for a placement.
@@ -567,6 +568,10 @@ static void phase_di(void)
     memset(rec, 0, sizeof rec);
     unsigned char **blk = alloc_blocks(NBLOCKS, blen);
     unsigned char *buf = NULL;
+    /* the program's own policy, which locus_finalize must give back */
+    unsigned long pref = 1ul << (nnodes - 1), got = 0;
+    CHECK(set_mempolicy(MPOL_PREFERRED, &pref, 8 * sizeof pref) == 0,
+          "di: set_mempolicy(MPOL_PREFERRED, node %d): %s", nnodes - 1, strerror(errno));
     if (!blk || start("di", NULL) != 0)
         goto out;
     int mode = -1;
@@ -611,9 +616,12 @@ static void phase_di(void)
     putchar('\n');
     stop();
     mode = -1;
-    CHECK(get_mempolicy(&mode, NULL, 0, NULL, 0) == 0 && mode == MPOL_DEFAULT,
-          "di: after locus_finalize the memory policy is %d, expected MPOL_DEFAULT", mode);
+    CHECK(get_mempolicy(&mode, &got, 8 * sizeof got, NULL, 0) == 0 && mode == MPOL_PREFERRED
+          && got == pref, "di: after locus_finalize the memory policy is %d (nodes %#lx), "
+          "expected the program's MPOL_PREFERRED (%d, nodes %#lx)", mode, got, MPOL_PREFERRED,
+          pref);
 out:
+    set_mempolicy(MPOL_DEFAULT, NULL, 0);
     free(buf);
     free_blocks(blk, NBLOCKS);
 }
