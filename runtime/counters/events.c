@@ -56,6 +56,11 @@
 #define FLITS(u, n) { LOCUS_COUNTER_FLITS, 0, u, n }
 #define PROXY(u, n) { LOCUS_COUNTER_PROXY, 0, u, n }
 #define NONE(n) { LOCUS_COUNTER_UNAVAILABLE, 0, "", n }
+/* A CPU with no event for the paper's message classes, and why. */
+#define NO_MESSAGE_CLASSES(why)                                                      \
+    [LOCUS_COUNTER_DTC] = NONE(why), [LOCUS_COUNTER_DWB] = NONE(why),                \
+    [LOCUS_COUNTER_HREQ] = NONE(why), [LOCUS_COUNTER_SNP] = NONE(why),               \
+    [LOCUS_COUNTER_HRSP] = NONE(why), [LOCUS_COUNTER_NDR] = NONE(why)
 
 #define UPI "uncore_upi_"
 #define QPI "uncore_qpi_"
@@ -144,12 +149,7 @@ static const struct lc_ctr_table spr_table = {
     "spr", "Sapphire/Emerald Rapids (UPI flits)", spr_events,
     sizeof spr_events / sizeof spr_events[0],
     {
-        [LOCUS_COUNTER_DTC] = NONE(SPR_NO_HDR),
-        [LOCUS_COUNTER_DWB] = NONE(SPR_NO_HDR),
-        [LOCUS_COUNTER_HREQ] = NONE(SPR_NO_HDR),
-        [LOCUS_COUNTER_SNP] = NONE(SPR_NO_HDR),
-        [LOCUS_COUNTER_HRSP] = NONE(SPR_NO_HDR),
-        [LOCUS_COUNTER_NDR] = NONE(SPR_NO_HDR),
+        NO_MESSAGE_CLASSES(SPR_NO_HDR),
         /* the flit's payload per data flit is not documented for UPI 2.0:
          * counted in flits, not converted to bytes */
         [LOCUS_COUNTER_LINK_BYTES] = FLITS("flits", "UPI data flits, every message class"),
@@ -271,12 +271,7 @@ static const struct lc_ctr_event zen2_events[] = {
 static const struct lc_ctr_table zen5_table = {
     "zen5", "AMD Zen 5 (data fabric)", zen5_events, sizeof zen5_events / sizeof zen5_events[0],
     {
-        [LOCUS_COUNTER_DTC] = NONE(ZEN_NO_CLASS),
-        [LOCUS_COUNTER_DWB] = NONE(ZEN_NO_CLASS),
-        [LOCUS_COUNTER_HREQ] = NONE(ZEN_NO_CLASS),
-        [LOCUS_COUNTER_SNP] = NONE(ZEN_NO_CLASS),
-        [LOCUS_COUNTER_HRSP] = NONE(ZEN_NO_CLASS),
-        [LOCUS_COUNTER_NDR] = NONE(ZEN_NO_CLASS),
+        NO_MESSAGE_CLASSES(ZEN_NO_CLASS),
         [LOCUS_COUNTER_LINK_BYTES] = FLITS("bytes",
             "data fabric beats between the core complexes and a remote socket "
             "(in: 32-byte beats, out: 64-byte beats)"),
@@ -287,12 +282,7 @@ static const struct lc_ctr_table zen5_table = {
 #define ZEN_NO_DF "no remote-socket data fabric event is confirmed for Zen 2/3/4"
 #define ZEN_CORE_ONLY(what)                                                          \
     {                                                                                \
-        [LOCUS_COUNTER_DTC] = NONE(ZEN_NO_DF),                                       \
-        [LOCUS_COUNTER_DWB] = NONE(ZEN_NO_DF),                                       \
-        [LOCUS_COUNTER_HREQ] = NONE(ZEN_NO_DF),                                      \
-        [LOCUS_COUNTER_SNP] = NONE(ZEN_NO_DF),                                       \
-        [LOCUS_COUNTER_HRSP] = NONE(ZEN_NO_DF),                                      \
-        [LOCUS_COUNTER_NDR] = NONE(ZEN_NO_DF),                                       \
+        NO_MESSAGE_CLASSES(ZEN_NO_DF),                                               \
         [LOCUS_COUNTER_LINK_BYTES] = NONE(ZEN_NO_DF),                                \
         ZEN_PROXIES(what),                                                           \
     }
