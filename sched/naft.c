@@ -281,12 +281,12 @@ static void naft_notify(struct lc_runtime *rt, const struct naft *s, int node)
         lc_notify_node(rt, node);
         return;
     }
+    /* the sum over the node's deques only once a thief sleeps */
     const struct naft_node *nd = &s->nodes[node];
-    if (nd->nthieves == 0 || bound_queued(s, node) <= (int64_t)LC_NAFT_MARGIN * nd->nworkers)
-        return;
     for (int i = 0; i < nd->nthieves; i++)
         if (atomic_load_explicit(&rt->nsync[nd->thieves[i]].nsleepers, memory_order_relaxed) > 0) {
-            lc_notify_node(rt, nd->thieves[i]);
+            if (bound_queued(s, node) > (int64_t)LC_NAFT_MARGIN * nd->nworkers)
+                lc_notify_node(rt, nd->thieves[i]);
             return;
         }
 }
@@ -332,28 +332,7 @@ static int64_t bound_queued(const struct naft *s, int n)
 /* Steals one data-bound task from the affine deques of node n's workers. */
 static struct lc_task *steal_affine(struct lc_worker *w, struct naft *s, int n)
 {
-    struct lc_runtime *rt = w->rt;
-    const struct naft_node *nd = &s->nodes[n];
-    if (nd->nworkers == 0)
-        return NULL;
-    int start = (int)(lc_rng_next(&w->rng) % (uint64_t)nd->nworkers);
-    for (int i = 0; i < nd->nworkers; i++) {
-        int v = nd->workers[(start + i) % nd->nworkers];
-        if (v == w->id)
-            continue;
-        struct lc_deque *d = &s->adq[v];
-        if (!lc_may_steal(w, lc_deque_size(d)))
-            continue;
-        struct lc_qitem it = lc_deque_steal(d);
-        if (!it.p)
-            continue;
-        lc_stat_add(&w->stats.steals[lc_topology_class(&rt->topo, w->node, n)], 1);
-        if (lc_deque_size(d) > 0
-            && atomic_load_explicit(&rt->nsync[n].nsleepers, memory_order_relaxed) > 0)
-            lc_notify_node(rt, n);   /* more left behind: pass the wake-up on */
-        return it.p;
-    }
-    return NULL;
+    return lc_steal_from_deques(w, s->nodes[n].workers, s->nodes[n].nworkers, n, s->adq);
 }
 
 /* A task of w's own node: the bound FIFO, the inbox, then the other
@@ -381,14 +360,6 @@ static struct lc_task *take_bound_from(struct lc_worker *w, struct naft *s, int 
         return t;
     }
     return steal_affine(w, s, n);
-}
-
-/* A light task has no dependencies, so no node: it is shared like every
- * affinity-free task. */
-static int naft_push_light(struct lc_worker *w, locus_task_fn fn, void *arg,
-                           struct lc_task *parent)
-{
-    return lc_push_light(w, fn, arg, parent);
 }
 
 static struct lc_task *naft_pop(struct lc_worker *w)
@@ -449,7 +420,7 @@ const struct lc_sched_ops lc_sched_naft = {
     .fini = naft_fini,
     .place = naft_place,
     .push = naft_push,
-    .push_light = naft_push_light,
+    .push_light = lc_push_light,   /* no dependencies, no node: shared by all */
     .pop = naft_pop,
     .run_here = naft_run_here,
     .backlog = lc_backlog_own,

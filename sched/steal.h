@@ -50,14 +50,14 @@ static inline void lc_push_own(struct lc_worker *w, struct lc_task *t, int any)
 }
 
 /*
- * Steals one task from the deques of the n workers in victims (ids; w itself
- * is skipped), starting at a random one, and counts the steal by the
- * distance between w's node and the victim's.  node >= 0: the victims'
- * node, whose sleepers a thief that leaves work behind wakes; -1: any
- * node's.
+ * Steals one task from deques[v] of the n workers v in victims (ids; w
+ * itself is skipped; deques NULL: each worker's own dq), starting at a
+ * random one, and counts the steal by the distance between w's node and the
+ * victim's.  node >= 0: the victims' node, whose sleepers a thief that
+ * leaves work behind wakes; -1: any node's.
  */
-static inline struct lc_task *lc_steal_from(struct lc_worker *w, const int *victims, int n,
-                                            int node)
+static inline struct lc_task *lc_steal_from_deques(struct lc_worker *w, const int *victims,
+                                                   int n, int node, struct lc_deque *deques)
 {
     struct lc_runtime *rt = w->rt;
     if (n <= 0)
@@ -67,7 +67,7 @@ static inline struct lc_task *lc_steal_from(struct lc_worker *w, const int *vict
         int v = victims[start + i < n ? start + i : start + i - n];
         if (v == w->id)
             continue;
-        struct lc_deque *d = &rt->workers[v].dq;
+        struct lc_deque *d = deques ? &deques[v] : &rt->workers[v].dq;
         if (!lc_may_steal(w, lc_deque_size(d)))
             continue;
         struct lc_qitem it = lc_deque_steal(d);
@@ -89,6 +89,13 @@ static inline struct lc_task *lc_steal_from(struct lc_worker *w, const int *vict
             return t;
     }
     return NULL;
+}
+
+/* Steals one task from the own deques of the n workers in victims. */
+static inline struct lc_task *lc_steal_from(struct lc_worker *w, const int *victims, int n,
+                                            int node)
+{
+    return lc_steal_from_deques(w, victims, n, node, NULL);
 }
 
 /* Puts a light task on w's own deque without waking anyone: 0 or -ENOMEM. */

@@ -39,8 +39,13 @@ static void start(const char *regime, const char *topo, const char *threads, con
     setenv("LOCUS_REGIME", regime, 1);
     setenv("LOCUS_TOPOLOGY", topo, 1);
     setenv("LOCUS_THREADS", threads, 1);
-    setenv("LOCUS_STEAL", steal, 1);
-    setenv("LOCUS_STEAL_SPIN", "0", 1);
+    if (steal) {
+        setenv("LOCUS_STEAL", steal, 1);
+        setenv("LOCUS_STEAL_SPIN", "0", 1);
+    } else {   /* both at their defaults */
+        unsetenv("LOCUS_STEAL");
+        unsetenv("LOCUS_STEAL_SPIN");
+    }
     int r = locus_init();
     if (r)
         fail_msg("locus_init(%s, %s, %s): %s", regime, topo, threads, locus_error_message());
@@ -49,13 +54,7 @@ static void start(const char *regime, const char *topo, const char *threads, con
 /* Every LOCUS_STEAL* at its default. */
 static void start_defaults(const char *topo, const char *threads)
 {
-    start("naft", topo, threads, "near");
-    assert_int_equal(locus_finalize(), 0);
-    unsetenv("LOCUS_STEAL");
-    unsetenv("LOCUS_STEAL_SPIN");
-    int r = locus_init();
-    if (r)
-        fail_msg("locus_init(naft, %s, %s): %s", topo, threads, locus_error_message());
+    start("naft", topo, threads, NULL);
 }
 
 static void stop(void)
@@ -233,14 +232,11 @@ static void jacobi_like(const char *regime, locus_stats_t *st)
 
 static _Atomic int done_on[64];   /* tasks run per node */
 
-/* Some microseconds of work: longer than LOCUS_GRAIN_NS, so the spawner
- * queues these tasks instead of running them at spawn (grain.h). */
+/* Some microseconds of work (heavy): longer than LOCUS_GRAIN_NS, so the
+ * spawner queues these tasks instead of running them at spawn (grain.h). */
 static void count_node(void *arg)
 {
-    volatile double x = 0;
-    for (int i = 0; i < 20000; i++)
-        x += i * 0.5;
-    (void)arg;
+    heavy(arg);
     atomic_fetch_add(&done_on[locus_worker_node()], 1);
 }
 

@@ -368,17 +368,15 @@ static void naft_promises(const char *steal)
      * rounds of one reader per block with a taskwait after each */
     int exact = steal != NULL && strcmp(steal, "none") == 0;
     for (int round = 0; round < 1 + (exact ? 0 : 4); round++) {
-        int rounds = round == 0 ? 1 : NBLOCKS;
+        int batch = round == 0;   /* else one reader, then its taskwait, per block */
         int local = 0;
         memset(rd, 0, sizeof rd);
         locus_reset_stats();
-        for (int k = 0; k < rounds; k++) {
-            for (int b = (round == 0 ? 0 : k); b < (round == 0 ? NBLOCKS : k + 1); b++) {
-                struct blk_arg a = { blk[b], blen, &rd[b], 0 };
-                int r = locus_task(read_body, &a, sizeof a, LOCUS_IN(blk[b], blen));
-                CHECK(r == 0, "locus_spawn of read task %d: %s", b, locus_strerror(r));
-            }
-            if (round > 0)
+        for (int b = 0; b < NBLOCKS; b++) {
+            struct blk_arg a = { blk[b], blen, &rd[b], 0 };
+            int r = locus_task(read_body, &a, sizeof a, LOCUS_IN(blk[b], blen));
+            CHECK(r == 0, "locus_spawn of read task %d: %s", b, locus_strerror(r));
+            if (!batch)
                 CHECK(locus_taskwait() == 0, "locus_taskwait failed");
         }
         CHECK(locus_taskwait() == 0, "locus_taskwait failed");
@@ -395,10 +393,10 @@ static void naft_promises(const char *steal)
         locus_get_stats(&st, sizeof st);
         uint64_t all = st.bytes_local + st.bytes_near + st.bytes_far;
         printf("  readers (%s): %d of %d on their data's node, bytes local %.1f%%\n",
-               round == 0 ? "one batch" : "rounds", local, NBLOCKS,
+               batch ? "one batch" : "rounds", local, NBLOCKS,
                all ? 100.0 * (double)st.bytes_local / (double)all : 0.0);
         CHECK(local * 100 >= 98 * NBLOCKS, "naft read (%s): %d of %d readers on their data's node",
-              round == 0 ? "one batch" : "rounds", local, NBLOCKS);
+              batch ? "one batch" : "rounds", local, NBLOCKS);
         CHECK(all == (uint64_t)NBLOCKS * blen && st.bytes_local * 100 >= 98 * all,
               "naft read: bytes local/near/far = %llu/%llu/%llu, expected %zu, 98%% local",
               (unsigned long long)st.bytes_local, (unsigned long long)st.bytes_near,
