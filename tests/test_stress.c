@@ -12,7 +12,13 @@
  * OUT/INOUT -> any); half of those parents taskwait and then apply their
  * ranges once more.  The same graph run as plain calls in spawn order
  * (depth first) must give the same array and the same checksums.
- * Runs several seeds with LOCUS_THREADS = 1, 2 and 8 (oversubscribed here).
+ * Runs several seeds with LOCUS_THREADS = 1, 2 and 8 (oversubscribed here),
+ * then under NAFT with every other LOCUS_* at its default (stealing on) on
+ * virtual topologies: 4s with 8 workers (two per node), 4s with 3 workers
+ * and bullion-s16 with 2 (fewer workers than nodes), so that tasks are
+ * bound to nodes, pushed across nodes into inboxes and stolen by the
+ * nearest nodes with workers.  There the first-touch tasks must also be
+ * spread over the nodes with workers within one task per node.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -226,8 +232,45 @@ static void run_seq(int idx)
         apply(n, (uint32_t)idx ^ 0x5a5a0000u, g_ref, &g_ref_sum[idx]);
 }
 
-static void run_one(uint64_t seed, int threads, int ntasks)
+/* One configuration: worker count, and a virtual topology (NULL: the machine's). */
+struct config {
+    int threads;
+    const char *topology;
+};
+
+/* NAFT deals first-touch tasks over the nodes with workers and runs each
+ * where it was dealt, stealing or not: their counts per node differ by at
+ * most one (read after a taskwait, when the figures are exact).  Where the
+ * rest ran is NAFT's choice (the array is 256 bytes, on one or a few
+ * nodes), so only correctness is checked for them. */
+static void check_first_touch_spread(uint64_t seed, const struct config *c)
 {
+    int nn = locus_num_nodes(), with_workers = 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    assert_true(nn > 1);
+    for (int n = 0; n < nn; n++) {
+        locus_node_stats_t st;
+        assert_int_equal(locus_get_node_stats(n, &st, sizeof st), 0);
+        if (st.workers == 0) {
+            assert_int_equal(st.tasks_run, 0);
+            continue;
+        }
+        with_workers++;
+        lo = st.first_touch_tasks < lo ? st.first_touch_tasks : lo;
+        hi = st.first_touch_tasks > hi ? st.first_touch_tasks : hi;
+    }
+    assert_int_equal(with_workers, c->threads < nn ? c->threads : nn);
+    if (hi - lo > 1) {
+        print_error("seed %llu, %s, %d threads: first-touch tasks per node range from "
+                    "%llu to %llu\n", (unsigned long long)seed, c->topology, c->threads,
+                    (unsigned long long)lo, (unsigned long long)hi);
+        fail();
+    }
+}
+
+static void run_one(uint64_t seed, const struct config *c, int ntasks)
+{
+    int threads = c->threads;
     gen_graph(seed, ntasks);
     for (int i = 0; i < NELEM; i++)
         g_a[i] = g_ref[i] = (uint32_t)(i * 2654435761u);
@@ -240,7 +283,15 @@ static void run_one(uint64_t seed, int threads, int ntasks)
     char t[16];
     snprintf(t, sizeof t, "%d", threads);
     setenv("LOCUS_THREADS", t, 1);
+    if (c->topology) {
+        setenv("LOCUS_TOPOLOGY", c->topology, 1);
+        setenv("LOCUS_REGIME", "naft", 1);
+    }
     int rc = locus_init();
+    if (c->topology) {
+        unsetenv("LOCUS_TOPOLOGY");
+        unsetenv("LOCUS_REGIME");
+    }
     if (rc != 0)
         print_error("locus_init: %s (%s)\n", locus_strerror(rc), locus_error_message());
     assert_int_equal(rc, 0);
@@ -249,9 +300,12 @@ static void run_one(uint64_t seed, int threads, int ntasks)
         to_deps(&g_node[i], deps);
         assert_int_equal(locus_spawn(body, &i, sizeof i, deps, (size_t)g_node[i].nd), 0);
     }
-    /* odd seeds leave the waiting to locus_finalize() */
-    if (seed % 2 == 0)
+    /* odd seeds leave the waiting to locus_finalize(), except where the
+     * per-node figures are read */
+    if (seed % 2 == 0 || c->topology)
         assert_int_equal(locus_taskwait(), 0);
+    if (c->topology)
+        check_first_touch_spread(seed, c);
     assert_int_equal(locus_finalize(), 0);
 
     for (int i = 0; i < g_ntop; i++)
@@ -281,10 +335,11 @@ static void run_one(uint64_t seed, int threads, int ntasks)
 
 static void test_stress(void **state)
 {
-    int threads = *(const int *)*state;
+    const struct config *c = *state;
     int ntasks = sanitizer() ? 2000 : 20000;
+    uint64_t base = (uint64_t)c->threads * 100 + (c->topology ? 1000 : 0);
     for (uint64_t seed = 1; seed <= 4; seed++)
-        run_one(seed + (uint64_t)threads * 100, threads, ntasks);
+        run_one(seed + base, c, ntasks);
 }
 
 static char *g_saved_threads;
@@ -335,11 +390,16 @@ static void on_alarm(int sig)
 
 int main(void)
 {
-    static const int one = 1, two = 2, eight = 8;
+    static const struct config one = { 1, NULL }, two = { 2, NULL }, eight = { 8, NULL },
+                               s4_8 = { 8, "4s" }, s4_3 = { 3, "4s" },
+                               s16_2 = { 2, "bullion-s16" };
     const struct CMUnitTest tests[] = {
         { "stress_1_thread", test_stress, NULL, teardown_stop, (void *)&one },
         { "stress_2_threads", test_stress, NULL, teardown_stop, (void *)&two },
         { "stress_8_threads", test_stress, NULL, teardown_stop, (void *)&eight },
+        { "stress_naft_4s_8_threads", test_stress, NULL, teardown_stop, (void *)&s4_8 },
+        { "stress_naft_4s_3_threads", test_stress, NULL, teardown_stop, (void *)&s4_3 },
+        { "stress_naft_bullion_s16_2_threads", test_stress, NULL, teardown_stop, (void *)&s16_2 },
     };
     signal(SIGALRM, on_alarm);
     alarm(sanitizer() ? 600 : 120);
