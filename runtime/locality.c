@@ -152,7 +152,7 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
     struct lc_runtime *rt = w->rt;
     int nn = rt->topo.nnodes, interleave = rt->opt.pages == LC_PAGES_INTERLEAVE;
     uint64_t bytes[nn], spread = 0;
-    struct lc_placement pl = { 0, bytes, 0 };
+    struct lc_placement pl = { 0, 0, bytes, 0 };
     struct lc_task_loc *loc = lc_mem_alloc(sizeof *loc + ndeps * sizeof loc->d[0], 0);
 
     memset(bytes, 0, sizeof bytes);
@@ -166,6 +166,7 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
             if (home < 0 && deps[i].access != LOCUS_ACCESS_IN) {
                 first = 1;
                 pl.first_touch = 1;
+                pl.fresh += unknown;
             } else {
                 if (home < 0)
                     home = rt->initial_node;

@@ -3,10 +3,11 @@
  * "Reducing cache coherence traffic with a NUMA-aware runtime approach",
  * IEEE TPDS 29(5), 2018, section 4).  On a machine of several nodes a ready
  * task is one of three kinds, each queued where its promise can be kept:
- *  - first-touch (it writes data nobody has touched): dealt round-robin
- *    over the nodes that have workers and queued on its node's bound FIFO,
- *    which only that node's workers take, so the data is spread as dealt
- *    whatever LOCUS_STEAL says;
+ *  - first-touch (it writes data nobody has touched, and no node holds
+ *    more of its other bytes than that): dealt round-robin over the nodes
+ *    that have workers and queued on its node's bound FIFO, which only that
+ *    node's workers take, so the data is spread as dealt whatever
+ *    LOCUS_STEAL says;
  *  - data-bound (it has known bytes): on the node holding most of them
  *    (ties: the spawner's node if among the best, else the lowest); queued
  *    on the affine deque of a worker of that node (or the node's inbox when
@@ -207,12 +208,6 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
     struct lc_runtime *rt = w->rt;
     int nn = rt->topo.nnodes;
 
-    if (pl->first_touch) {
-        unsigned k = atomic_fetch_add_explicit(&rt->ft_next, 1, memory_order_relaxed);
-        t->node = rt->ft_nodes[k % (unsigned)rt->n_ft_nodes];
-        t->flags |= LC_TF_BOUND;
-        return;
-    }
     /* bytes per node with workers; interleaved bytes weigh the same on every
      * node in use, so they cannot change the choice and are left out */
     uint64_t score[nn];
@@ -225,6 +220,16 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
     for (int n = 0; n < nn; n++)
         if (score[n] && (best < 0 || score[n] > score[best]))
             best = n;
+    /* A first-touch task is dealt, unless one node already holds more of
+     * its bytes than it writes anew: then it is data-bound like any other
+     * and its new regions are booked there (a task that reads a block and
+     * first writes a few flags beside it runs next to the block). */
+    if (pl->first_touch && (best < 0 || score[best] <= pl->fresh)) {
+        unsigned k = atomic_fetch_add_explicit(&rt->ft_next, 1, memory_order_relaxed);
+        t->node = rt->ft_nodes[k % (unsigned)rt->n_ft_nodes];
+        t->flags |= LC_TF_BOUND;
+        return;
+    }
     if (best < 0) {
         t->node = -1;           /* nothing known: shared by every node */
         return;

@@ -21,6 +21,7 @@ struct lc_task;
  * machines or virtual topologies of more than one node). */
 struct lc_placement {
     int first_touch;           /* it writes a region nobody has touched yet */
+    uint64_t fresh;            /* the bytes of such regions */
     const uint64_t *bytes;     /* its dependency bytes on each node (nnodes entries) */
     uint64_t spread;           /* its bytes interleaved over every node in use */
 };

@@ -144,6 +144,50 @@ static void test_task_follows_its_bytes(void **state)
     stop();
 }
 
+/*
+ * A task that first writes a little data beside a block it reads runs next
+ * to the block, and its new data is booked there; one that writes more new
+ * data than any node holds of its other bytes is dealt like any first-touch
+ * task.  5 blocks are dealt first (nodes 0 1 2 3 0), so dealing the next
+ * tasks would give nodes 1 2 3 0 ...: never the node of their block.
+ */
+static char flags[4][64] __attribute__((aligned(64)));
+
+static void test_first_touch_beside_known_data(void **state)
+{
+    (void)state;
+    start("naft", "4s", "4", "none");
+    first_touch(5);
+    for (int b = 0; b < 4; b++) {
+        struct blk a = { b };
+        assert_int_equal(locus_task(note_node, &a, sizeof a, LOCUS_IN(data[b], BLOCK),
+                                    LOCUS_OUT(flags[b], sizeof flags[b])), 0);
+        assert_int_equal(locus_taskwait(), 0);
+        assert_int_equal(ran_on[b], node_of_block[b]);
+    }
+    /* the flags were booked with their blocks: a reader of flags alone
+     * follows them */
+    for (int b = 0; b < 4; b++) {
+        struct blk a = { 10 + b };
+        assert_int_equal(locus_task(note_node, &a, sizeof a, LOCUS_IN(flags[b], sizeof flags[b])), 0);
+        assert_int_equal(locus_taskwait(), 0);
+        assert_int_equal(ran_on[10 + b], node_of_block[b]);
+    }
+    /* more new bytes (a block) than known ones (64 bytes of flags on node
+     * 1): dealt, to node 1 (the sixth dealt task) */
+    locus_node_stats_t before, after;
+    assert_int_equal(locus_get_node_stats(1, &before, sizeof before), 0);
+    struct blk a = { 20 };
+    assert_int_equal(node_of_block[2], 2);
+    assert_int_equal(locus_task(note_node, &a, sizeof a, LOCUS_OUT(data[5], BLOCK),
+                                LOCUS_IN(flags[2], sizeof flags[2])), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(ran_on[20], 1);
+    assert_int_equal(locus_get_node_stats(1, &after, sizeof after), 0);
+    assert_int_equal(after.first_touch_tasks, before.first_touch_tasks + 1);
+    stop();
+}
+
 static void heavy(void *arg)
 {
     volatile double x = 0;
@@ -437,6 +481,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_touch_dealt_evenly),
         cmocka_unit_test(test_task_follows_its_bytes),
+        cmocka_unit_test(test_first_touch_beside_known_data),
         cmocka_unit_test(test_steal_policies),
         cmocka_unit_test(test_shared_tasks_reach_any_node),
         cmocka_unit_test(test_first_touch_never_leaves_its_node),
