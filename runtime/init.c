@@ -203,7 +203,6 @@ static int init_runtime(int team_mode, int team_threads)
         goto fail;
     }
     memset(rt->nsync, 0, (size_t)rt->topo.nnodes * sizeof *rt->nsync);
-    lc_wait_init(rt);
     if ((r = lc_locality_init(rt, err, sizeof err)) < 0) {
         init_fail(r, err);
         goto fail;
