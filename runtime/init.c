@@ -94,7 +94,10 @@ static void teardown(struct lc_runtime *rt, int nstarted)
     if (rt->saved_affinity_valid)
         sched_setaffinity(0, sizeof(cpu_set_t), rt->saved_affinity);
     free(rt->saved_affinity);
-    lc_taskpool_global_fini(&rt->gpool);
+    if (rt->npools) {
+        lc_taskpool_nodes_fini(rt->npools, rt->topo.nnodes);
+        lc_mem_free(rt->npools, 0);
+    }
     lc_mem_free(rt->workers, 0);
     lc_topology_free(&rt->topo);
     free(rt);
@@ -207,17 +210,26 @@ static int init_runtime(int team_mode, int team_threads)
         init_fail(r, err);
         goto fail;
     }
-    if ((r = lc_taskpool_global_init(&rt->gpool)) < 0) {
-        r = init_fail(r, "locus_init: cannot initialise the task pool");
+    rt->npools = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->npools, LC_CACHELINE);
+    if (!rt->npools) {
+        r = init_fail(-ENOMEM, "locus_init: out of memory for the task pools");
         goto fail;
     }
+    if ((r = lc_taskpool_nodes_init(rt->npools, rt->topo.nnodes)) < 0) {
+        lc_mem_free(rt->npools, 0);
+        rt->npools = NULL;
+        r = init_fail(r, "locus_init: cannot initialise the task pools");
+        goto fail;
+    }
+    for (int i = 0; i < rt->nworkers; i++)
+        rt->workers[i].npool = &rt->npools[rt->workers[i].node];
     if ((r = rt->sched->init(rt, err, sizeof err)) < 0) {
         init_fail(r, err);
         goto fail;
     }
     rt->sched_inited = 1;
 
-    struct lc_task *root = lc_task_alloc(&rt->workers[0].pool, &rt->gpool);
+    struct lc_task *root = lc_task_alloc(&rt->workers[0].pool, rt->workers[0].npool);
     if (!root) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for the root task");
         goto fail;

@@ -55,6 +55,7 @@ struct lc_worker {
     int cpu;                                    /* real OS CPU bound to, -1 none */
     pthread_t thread;
     void *sched_data;
+    struct lc_taskpool_global *npool;           /* its node's descriptor stack (taskpool.h) */
     /* written by the owner on every task: on a line no other thread reads */
     _Alignas(LC_CACHELINE) struct lc_task *cur; /* task running on this worker */
     struct lc_taskpool pool;
@@ -95,11 +96,14 @@ struct lc_runtime {
     unsigned long saved_nodes[16];      /* and its node mask, restored at finalize */
     struct lc_grain grain;              /* LOCUS_GRAIN_NS in clock ticks (grain.h) */
 
-    /* Written often, so each on a line of its own, away from the fields
-     * above that every spawn and every steal read: the global pool's lock
-     * changes hands every LC_POOL_BATCH tasks a worker frees or allocates
-     * (taskpool.h), and NAFT counts every first-touch task in ft_next. */
-    _Alignas(LC_CACHELINE) struct lc_taskpool_global gpool;
+    /* the nodes' descriptor stacks (taskpool.h), nnodes entries, each on
+     * lines of its own: a pool's lock changes hands every LC_POOL_BATCH
+     * tasks a worker frees or allocates */
+    struct lc_taskpool_global *npools;
+
+    /* Written often, so on a line of its own, away from the fields above
+     * that every spawn and every steal read: NAFT counts every first-touch
+     * task in ft_next. */
     _Alignas(LC_CACHELINE) _Atomic unsigned ft_next;
 
     /* sleeping and waking (wait.c) */

@@ -140,7 +140,7 @@ static void run_case(const char *regime, const char *topology, const char *threa
 static int rounds(void)
 {
     const char *san = getenv("LOCUS_TEST_SANITIZER");
-    return san && *san ? 300 : 2000;
+    return san && *san ? 300 : 1200;
 }
 
 static void test_direct_one_node(void **state)
