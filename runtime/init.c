@@ -34,11 +34,13 @@ static void *worker_main(void *arg)
     lc_self = w;
     if (w->rt->opt.bind == LC_BIND_CORE && w->cpu >= 0)
         lc_topology_bind_self(&w->rt->topo, w->cpu);
+    lc_mem_thread_bind(w->node);   /* after binding: its pages are faulted in on the node */
     atomic_fetch_add_explicit(&w->rt->started, 1, memory_order_release);
     if (w->rt->team_mode)
         lc_team_loop(w);
     else
         lc_worker_loop(w);
+    lc_mem_thread_unbind();
     lc_self = NULL;
     return NULL;
 }
@@ -200,6 +202,11 @@ static int init_runtime(int team_mode, int team_threads)
     free(node);
     free(cpu);
 
+    /* the initial thread is worker 0: from here on it allocates from its
+     * node's arena, as the workers will (mem.c) */
+    lc_mem_arenas_init(rt->topo.nnodes, rt->opt.verbose);
+    lc_mem_thread_bind(rt->workers[0].node);
+
     rt->nsync = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->nsync, LC_CACHELINE);
     if (!rt->nsync) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for the node wake-up words");
@@ -301,6 +308,7 @@ static int init_runtime(int team_mode, int team_threads)
 
 fail:
     teardown(rt, nstarted);
+    lc_mem_thread_unbind();
     pthread_mutex_unlock(&lc_init_lock);
     return r;
 }
@@ -343,6 +351,7 @@ LOCUS_API int locus_finalize(void)
     lc_rt = NULL;
     lc_self = NULL;
     teardown(rt, 0);
+    lc_mem_thread_unbind();
     pthread_mutex_unlock(&lc_init_lock);
     return r;
 }
