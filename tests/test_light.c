@@ -52,7 +52,7 @@ static int worker_teardown(void **state)
 {
     (void)state;
     lc_deque_destroy(&wk.dq);
-    wk.pool.head = NULL;   /* descriptors are the global pool's slabs */
+    wk.pool.head = NULL;   /* descriptors are the pool's slabs */
     lc_taskpool_global_fini(&pool);
     return 0;
 }
