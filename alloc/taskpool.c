@@ -1,7 +1,7 @@
 /*
  * taskpool.c - the slow paths of the task descriptor pools: refilling an
- * empty worker list from the global batch stack or a new slab, and
- * spilling a long list back to the global stack.
+ * empty worker list from its node's batch stack, another node's, or a new
+ * slab, and spilling a long list back to its node's stack.
  */
 #include "taskpool.h"
 
@@ -19,7 +19,31 @@ struct lc_task_slab {
 int lc_taskpool_global_init(struct lc_taskpool_global *g)
 {
     memset(g, 0, sizeof *g);
+    g->peers = g;
+    g->npeers = 1;
     return -pthread_mutex_init(&g->lock, NULL);
+}
+
+int lc_taskpool_nodes_init(struct lc_taskpool_global *pools, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int r = lc_taskpool_global_init(&pools[i]);
+        if (r < 0) {
+            while (i-- > 0)
+                lc_taskpool_global_fini(&pools[i]);
+            return r;
+        }
+        pools[i].peers = pools;
+        pools[i].npeers = n;
+        pools[i].self = i;
+    }
+    return 0;
+}
+
+void lc_taskpool_nodes_fini(struct lc_taskpool_global *pools, int n)
+{
+    for (int i = 0; i < n; i++)
+        lc_taskpool_global_fini(&pools[i]);
 }
 
 void lc_taskpool_global_fini(struct lc_taskpool_global *g)
@@ -34,30 +58,42 @@ void lc_taskpool_global_fini(struct lc_taskpool_global *g)
     memset(g, 0, sizeof *g);
 }
 
-struct lc_task *lc_taskpool_refill(struct lc_taskpool *p, struct lc_taskpool_global *g)
+/* A batch from g's stack, or NULL. */
+static struct lc_task *take_batch(struct lc_taskpool_global *g)
 {
     struct lc_task *chain = NULL;
-    unsigned n = 0;
-
     pthread_mutex_lock(&g->lock);
-    if (g->nbatches) {
+    if (g->nbatches)
         chain = g->batches[--g->nbatches];
-        n = LC_POOL_BATCH;
-    } else {
-        struct lc_task_slab *s = lc_mem_alloc(sizeof *s, 64);
-        if (s) {
-            s->next = g->slabs;
-            g->slabs = s;
-            for (unsigned i = 0; i < LC_POOL_SLAB; i++) {
-                s->tasks[i].pool_next = chain;
-                chain = &s->tasks[i];
-            }
-            n = LC_POOL_SLAB;
-        }
-    }
     pthread_mutex_unlock(&g->lock);
-    if (!chain)
-        return NULL;
+    return chain;
+}
+
+struct lc_task *lc_taskpool_refill(struct lc_taskpool *p, struct lc_taskpool_global *g)
+{
+    struct lc_task *chain = take_batch(g);
+    unsigned n = LC_POOL_BATCH;
+
+    /* the other nodes' stacks, next node first (one lock at a time) */
+    for (int i = 1; !chain && i < g->npeers; i++) {
+        int k = g->self + i < g->npeers ? g->self + i : g->self + i - g->npeers;
+        chain = take_batch(&g->peers[k]);
+    }
+    if (!chain) {
+        /* a new slab, first touched here, by a worker of g's node */
+        struct lc_task_slab *s = lc_mem_alloc(sizeof *s, 64);
+        if (!s)
+            return NULL;
+        for (unsigned i = 0; i < LC_POOL_SLAB; i++) {
+            s->tasks[i].pool_next = chain;
+            chain = &s->tasks[i];
+        }
+        n = LC_POOL_SLAB;
+        pthread_mutex_lock(&g->lock);
+        s->next = g->slabs;
+        g->slabs = s;
+        pthread_mutex_unlock(&g->lock);
+    }
     p->head = chain->pool_next;
     p->count += n - 1;
     return chain;

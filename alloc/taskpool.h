@@ -2,10 +2,17 @@
  * taskpool.h - task descriptors come from per-worker free lists: allocation
  * and release are a pointer pop/push on the calling worker's own list.
  * Descriptors freed on one worker and needed on another travel in batches
- * through a small global stack, so a producer/consumer pair of workers does
- * not grow one list without bound while the other allocates fresh slabs.
+ * through a small stack shared by the workers of one NUMA node (struct
+ * lc_taskpool_global, one per node), so a producer/consumer pair of workers
+ * does not grow one list without bound while the other allocates fresh
+ * slabs, and descriptors circulate within the node whose worker first
+ * touched their slab (a slab is allocated by the refilling worker, from its
+ * node's arena, mem.h).  Only when its node's stack is empty does a worker
+ * take a batch from another node's stack, before it allocates a slab: a
+ * producer on one node and a consumer on another would otherwise grow the
+ * consumer's node's stack without bound.
  * Descriptors are type-stable: slabs go back to jemalloc only at
- * lc_taskpool_global_fini() (task.h says why that matters).
+ * lc_taskpool_nodes_fini() (task.h says why that matters).
  */
 #ifndef LC_TASKPOOL_H
 #define LC_TASKPOOL_H
@@ -23,15 +30,26 @@ struct lc_taskpool {
     unsigned count;
 };
 
+/* A node's shared stack of batches (the name is older than the nodes: one
+ * node's pool is the global pool of a one-node runtime).  Each on its own
+ * cache lines: its lock changes hands every LC_POOL_BATCH descriptors. */
 struct lc_taskpool_global {
-    pthread_mutex_t lock;
+    _Alignas(64) pthread_mutex_t lock;
     struct lc_task **batches;    /* heads of chains of LC_POOL_BATCH descriptors */
     unsigned nbatches, cap;
-    struct lc_task_slab *slabs;  /* everything ever allocated, freed at fini */
+    struct lc_task_slab *slabs;  /* allocated by this node's workers, freed at fini */
+    struct lc_taskpool_global *peers;   /* all nodes' pools (npeers), self at [self] */
+    int npeers, self;
 };
 
+/* One pool on its own (its peers: itself). */
 int lc_taskpool_global_init(struct lc_taskpool_global *g);
 void lc_taskpool_global_fini(struct lc_taskpool_global *g);
+/* n pools, one per node, that lend each other batches: 0 or -errno (then
+ * nothing is left initialised).  fini frees every slab of every pool, so a
+ * descriptor may end up on another node's stack than its slab's. */
+int lc_taskpool_nodes_init(struct lc_taskpool_global *pools, int n);
+void lc_taskpool_nodes_fini(struct lc_taskpool_global *pools, int n);
 
 /* Returns an uninitialised descriptor, or NULL when memory is exhausted. */
 struct lc_task *lc_taskpool_refill(struct lc_taskpool *p, struct lc_taskpool_global *g);

@@ -20,7 +20,7 @@ struct lc_edge *lc_edge_slot_slow(struct lc_worker *w, struct lc_task *succ)
     unsigned cap = sizeof c->e / sizeof c->e[0];
 
     if (!c || c->used == cap) {
-        c = (struct lc_edge_chunk *)(void *)lc_task_alloc(&w->pool, &w->rt->gpool);
+        c = (struct lc_edge_chunk *)(void *)lc_task_alloc(&w->pool, w->npool);
         if (!c)
             return NULL;
         c->used = 0;
@@ -35,7 +35,7 @@ void lc_edge_chunks_free(struct lc_worker *w, struct lc_task *t)
     struct lc_edge_chunk *c = t->more, *n;
     for (; c; c = n) {
         n = c->next;
-        lc_task_release(&w->pool, &w->rt->gpool, (struct lc_task *)(void *)c);
+        lc_task_release(&w->pool, w->npool, (struct lc_task *)(void *)c);
     }
     t->more = NULL;
 }

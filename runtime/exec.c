@@ -18,7 +18,7 @@ static inline void task_free(struct lc_worker *w, struct lc_task *t)
 {
     if (t->more)
         lc_edge_chunks_free(w, t);
-    lc_task_release(&w->pool, &w->rt->gpool, t);
+    lc_task_release(&w->pool, w->npool, t);
 }
 
 void lc_task_unmapped(struct lc_worker *w, struct lc_task *t)

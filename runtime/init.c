@@ -34,11 +34,13 @@ static void *worker_main(void *arg)
     lc_self = w;
     if (w->rt->opt.bind == LC_BIND_CORE && w->cpu >= 0)
         lc_topology_bind_self(&w->rt->topo, w->cpu);
+    lc_mem_thread_bind(w->node);   /* after binding: its pages are faulted in on the node */
     atomic_fetch_add_explicit(&w->rt->started, 1, memory_order_release);
     if (w->rt->team_mode)
         lc_team_loop(w);
     else
         lc_worker_loop(w);
+    lc_mem_thread_unbind();
     lc_self = NULL;
     return NULL;
 }
@@ -94,7 +96,10 @@ static void teardown(struct lc_runtime *rt, int nstarted)
     if (rt->saved_affinity_valid)
         sched_setaffinity(0, sizeof(cpu_set_t), rt->saved_affinity);
     free(rt->saved_affinity);
-    lc_taskpool_global_fini(&rt->gpool);
+    if (rt->npools) {
+        lc_taskpool_nodes_fini(rt->npools, rt->topo.nnodes);
+        lc_mem_free(rt->npools, 0);
+    }
     lc_mem_free(rt->workers, 0);
     lc_topology_free(&rt->topo);
     free(rt);
@@ -197,28 +202,41 @@ static int init_runtime(int team_mode, int team_threads)
     free(node);
     free(cpu);
 
+    /* the initial thread is worker 0: from here on it allocates from its
+     * node's arena, as the workers will (mem.c) */
+    lc_mem_arenas_init(rt->topo.nnodes, rt->opt.verbose);
+    lc_mem_thread_bind(rt->workers[0].node);
+
     rt->nsync = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->nsync, LC_CACHELINE);
     if (!rt->nsync) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for the node wake-up words");
         goto fail;
     }
     memset(rt->nsync, 0, (size_t)rt->topo.nnodes * sizeof *rt->nsync);
-    lc_wait_init(rt);
     if ((r = lc_locality_init(rt, err, sizeof err)) < 0) {
         init_fail(r, err);
         goto fail;
     }
-    if ((r = lc_taskpool_global_init(&rt->gpool)) < 0) {
-        r = init_fail(r, "locus_init: cannot initialise the task pool");
+    rt->npools = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->npools, LC_CACHELINE);
+    if (!rt->npools) {
+        r = init_fail(-ENOMEM, "locus_init: out of memory for the task pools");
         goto fail;
     }
+    if ((r = lc_taskpool_nodes_init(rt->npools, rt->topo.nnodes)) < 0) {
+        lc_mem_free(rt->npools, 0);
+        rt->npools = NULL;
+        r = init_fail(r, "locus_init: cannot initialise the task pools");
+        goto fail;
+    }
+    for (int i = 0; i < rt->nworkers; i++)
+        rt->workers[i].npool = &rt->npools[rt->workers[i].node];
     if ((r = rt->sched->init(rt, err, sizeof err)) < 0) {
         init_fail(r, err);
         goto fail;
     }
     rt->sched_inited = 1;
 
-    struct lc_task *root = lc_task_alloc(&rt->workers[0].pool, &rt->gpool);
+    struct lc_task *root = lc_task_alloc(&rt->workers[0].pool, rt->workers[0].npool);
     if (!root) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for the root task");
         goto fail;
@@ -290,6 +308,7 @@ static int init_runtime(int team_mode, int team_threads)
 
 fail:
     teardown(rt, nstarted);
+    lc_mem_thread_unbind();
     pthread_mutex_unlock(&lc_init_lock);
     return r;
 }
@@ -332,6 +351,7 @@ LOCUS_API int locus_finalize(void)
     lc_rt = NULL;
     lc_self = NULL;
     teardown(rt, 0);
+    lc_mem_thread_unbind();
     pthread_mutex_unlock(&lc_init_lock);
     return r;
 }

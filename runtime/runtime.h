@@ -55,6 +55,7 @@ struct lc_worker {
     int cpu;                                    /* real OS CPU bound to, -1 none */
     pthread_t thread;
     void *sched_data;
+    struct lc_taskpool_global *npool;           /* its node's descriptor stack (taskpool.h) */
     /* written by the owner on every task: on a line no other thread reads */
     _Alignas(LC_CACHELINE) struct lc_task *cur; /* task running on this worker */
     struct lc_taskpool pool;
@@ -95,16 +96,18 @@ struct lc_runtime {
     unsigned long saved_nodes[16];      /* and its node mask, restored at finalize */
     struct lc_grain grain;              /* LOCUS_GRAIN_NS in clock ticks (grain.h) */
 
-    /* Written often, so each on a line of its own, away from the fields
-     * above that every spawn and every steal read: the global pool's lock
-     * changes hands every LC_POOL_BATCH tasks a worker frees or allocates
-     * (taskpool.h), and NAFT counts every first-touch task in ft_next. */
-    _Alignas(LC_CACHELINE) struct lc_taskpool_global gpool;
+    /* the nodes' descriptor stacks (taskpool.h), nnodes entries, each on
+     * lines of its own: a pool's lock changes hands every LC_POOL_BATCH
+     * tasks a worker frees or allocates */
+    struct lc_taskpool_global *npools;
+
+    /* Written often, so on a line of its own, away from the fields above
+     * that every spawn and every steal read: NAFT counts every first-touch
+     * task in ft_next. */
     _Alignas(LC_CACHELINE) _Atomic unsigned ft_next;
 
     /* sleeping and waking (wait.c) */
     struct lc_node_sync *nsync;         /* nnodes entries */
-    int membarrier;                     /* sleepers issue membarrier(): pushers skip the fence */
     _Alignas(LC_CACHELINE) _Atomic int nsleep_total;   /* sum of the nodes' nsleepers */
     _Alignas(LC_CACHELINE) _Atomic int ntw_sleepers;  /* threads asleep waiting for a condition */
     _Alignas(LC_CACHELINE) _Atomic int stop;
@@ -182,23 +185,29 @@ void lc_notify_any(struct lc_runtime *rt, int from_node);
 /* A task was pushed on the calling worker's own deque (any: any node's
  * workers may take it). */
 void lc_notify_own(struct lc_runtime *rt, int node, int any);
-/* Sets rt->membarrier when the kernel offers private expedited membarrier. */
-void lc_wait_init(struct lc_runtime *rt);
 
 /* A pusher's half of the sleep handshake (wait.c), between publishing a task
- * and reading a sleeper count.  With membarrier the sleeper makes every
- * running thread pass a full barrier, so the pusher only keeps the compiler
- * from reordering; without it the pusher fences itself. */
+ * and reading a sleeper count: a full fence (one locked instruction on x86,
+ * on no shared line).  TSan does not model fences: a seq_cst
+ * read-modify-write of the word the sleeper's half also modifies instead. */
 static inline void lc_push_fence(struct lc_runtime *rt)
 {
-    if (__builtin_expect(rt->membarrier, 1))
-        atomic_signal_fence(memory_order_seq_cst);
 #if LC_DEQUE_TSAN
-    else   /* TSan does not model fences: a seq_cst read-modify-write instead */
-        atomic_fetch_add_explicit(&rt->nsleep_total, 0, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&rt->nsleep_total, 0, memory_order_seq_cst);
 #else
-    else
-        atomic_thread_fence(memory_order_seq_cst);
+    (void)rt;
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/* The sleeper's half, between announcing itself and its last look. */
+static inline void lc_sleep_fence(struct lc_runtime *rt)
+{
+#if LC_DEQUE_TSAN
+    atomic_fetch_add_explicit(&rt->nsleep_total, 0, memory_order_seq_cst);
+#else
+    (void)rt;
+    atomic_thread_fence(memory_order_seq_cst);
 #endif
 }
 

@@ -99,13 +99,13 @@ static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, 
         lc_wait_children(w, t, 0);   /* t's descriptor must outlive its children */
     if (t->map)
         lc_depmap_destroy(w, t->map);
-    lc_task_release(&w->pool, &w->rt->gpool, t);
+    lc_task_release(&w->pool, w->npool, t);
     return 0;
 }
 
 struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it)
 {
-    struct lc_task *t = lc_task_alloc(&w->pool, &w->rt->gpool);
+    struct lc_task *t = lc_task_alloc(&w->pool, w->npool);
     if (__builtin_expect(!t, 0)) {
         /* Out of memory: the task goes back on w's deque (room is certain
          * after w's own pop) for whoever next has a descriptor to spare.
@@ -113,7 +113,7 @@ struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it)
          * accepted, so it must run. */
         if (lc_deque_push_owner(&w->dq, it) == 0)
             return NULL;
-        while (!(t = lc_task_alloc(&w->pool, &w->rt->gpool)))
+        while (!(t = lc_task_alloc(&w->pool, w->npool)))
             sched_yield();
     }
     t->flags = 0;
@@ -196,7 +196,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
             parent->nspawned--;   /* no room in the queue: the ordinary way */
         }
     }
-    struct lc_task *t = lc_task_alloc(&w->pool, &rt->gpool);
+    struct lc_task *t = lc_task_alloc(&w->pool, w->npool);
     if (__builtin_expect(!t, 0))
         return lc_error(-ENOMEM, "locus_spawn: out of memory for a task descriptor");
     if (now)
@@ -211,7 +211,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     } else {
         void *copy = lc_mem_alloc(arg_size, 16);
         if (!copy) {
-            lc_task_release(&w->pool, &rt->gpool, t);
+            lc_task_release(&w->pool, w->npool, t);
             return lc_error(-ENOMEM, "locus_spawn: out of memory copying a %zu-byte argument",
                             arg_size);
         }

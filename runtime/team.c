@@ -31,7 +31,7 @@ static void implicit_init(struct lc_task *t)
 
 int lc_implicit_begin(struct lc_worker *w, struct lc_task **saved)
 {
-    struct lc_task *t = lc_task_alloc(&w->pool, &w->rt->gpool);
+    struct lc_task *t = lc_task_alloc(&w->pool, w->npool);
     if (!t)
         return -ENOMEM;
     implicit_init(t);
@@ -47,7 +47,7 @@ void lc_implicit_end(struct lc_worker *w, struct lc_task *saved)
     if (t->map)
         lc_depmap_destroy(w, t->map);
     w->cur = saved;
-    lc_task_release(&w->pool, &w->rt->gpool, t);
+    lc_task_release(&w->pool, w->npool, t);
 }
 
 /* Pause between two polls of a word another thread will change. */
@@ -116,10 +116,10 @@ int lc_team_start(void (*fn)(void *), void *arg, struct lc_task **saved)
         && !(rt->job_implicit = calloc((size_t)n, sizeof *rt->job_implicit)))
         return -ENOMEM;
     for (int i = 1; i < n; i++) {
-        struct lc_task *t = lc_task_alloc(&w->pool, &rt->gpool);
+        struct lc_task *t = lc_task_alloc(&w->pool, w->npool);
         if (!t) {
             while (--i >= 1)
-                lc_task_release(&w->pool, &rt->gpool, rt->job_implicit[i]);
+                lc_task_release(&w->pool, w->npool, rt->job_implicit[i]);
             return -ENOMEM;
         }
         implicit_init(t);
@@ -127,7 +127,7 @@ int lc_team_start(void (*fn)(void *), void *arg, struct lc_task **saved)
     }
     if (lc_implicit_begin(w, saved) < 0) {
         for (int i = 1; i < n; i++)
-            lc_task_release(&w->pool, &rt->gpool, rt->job_implicit[i]);
+            lc_task_release(&w->pool, w->npool, rt->job_implicit[i]);
         return -ENOMEM;
     }
     rt->job_fn = fn;

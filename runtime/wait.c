@@ -5,29 +5,52 @@
  * threads waiting in taskwait (who keep running other tasks meanwhile).
  *
  * Each node has its own futex word and sleeper count (a task queued for a
- * node must wake a worker allowed to take it).
- * No lost wake-up: a sleeper reads its node's epoch, announces itself in
- * nsleepers (seq_cst), looks for work once more and only then waits on
- * the epoch value it read; a pusher publishes its task, then (seq_cst)
- * reads nsleepers and bumps the epoch before waking.  Either the sleeper's
- * last look sees the task or the pusher sees the sleeper.  The pusher's
- * fence would cost every push a few dozen cycles, so where the kernel has
- * it the sleeper pays instead: membarrier(PRIVATE_EXPEDITED) between its
- * announcement and its last look makes every running thread of the process
- * pass a full barrier, which is the fence the pusher left out
- * (lc_push_fence; the asymmetric Dekker of userspace RCU).  Sleeping is
- * rare (after LOCUS_SPIN idle polls), pushing is not.  Thieves that find
- * more behind pass the wake-up on (sched/).  A taskwait sleeper also
- * publishes the pending value it waits for (tw_target); the completion
- * that reaches it wakes everyone (exec.c).
+ * node must wake a worker allowed to take it), so a push reads a line
+ * written only when a worker sleeps or wakes, and only its node's when the
+ * task is bound to its node.
+ *
+ * Why no wake-up is lost (the Dekker pairing; Vyukov's eventcount is the
+ * same handshake with the announcement folded into the futex word):
+ *
+ *   sleeper                                pusher
+ *   e = epoch                              publish the task (deque, queue)
+ *   nsleepers++, nsleep_total++ (RMW)      seq_cst fence     (lc_push_fence)
+ *   seq_cst fence                          if (nsleepers > 0)
+ *   look for work once more                    epoch++ (RMW), FUTEX_WAKE
+ *   none: FUTEX_WAIT(epoch, e)
+ *
+ * The two fences are ordered one way or the other (C11's single order of
+ * seq_cst fences).  Sleeper's first: the pusher's load after its fence sees
+ * the announcement, so it bumps the epoch and wakes; the sleeper is either
+ * already in FUTEX_WAIT (woken) or not yet there (the kernel compares the
+ * epoch with e and returns at once).  Pusher's first: the sleeper's last
+ * look, after its fence, sees the task published before the pusher's fence
+ * (a deque steal reads bottom after a seq_cst fence of its own; a locked
+ * queue is read under its lock).  Either the sleeper's last look sees the
+ * task or the pusher sees the sleeper.  A wake-up that finds the task
+ * already taken is harmless: the woken worker polls and sleeps again.
+ *
+ * Cost: the pusher's fence is one locked instruction on x86 (GCC emits
+ * `lock or` for it; about 2 ns, benchmarks/README.md) and touches no
+ * shared line; the sleeper pays two or three read-modify-writes and a
+ * fence, and nothing that grows with the CPU count (the membarrier() this
+ * replaces interrupted every CPU running a thread of the process at every
+ * sleep).  Thieves that find more behind pass the wake-up on (sched/).  A
+ * taskwait sleeper also publishes the pending value it waits for
+ * (tw_target); the completion that reaches it wakes everyone (exec.c: its
+ * seq_cst read-modify-write of pending, then a seq_cst load of
+ * ntw_sleepers, against the sleeper's increment of ntw_sleepers, then its
+ * seq_cst load of pending).
+ *
+ * Under TSan (which does not model fences) both fences become a seq_cst
+ * read-modify-write of nsleep_total: two RMWs of one word are ordered, and
+ * the later one reads from (synchronises with) the earlier, which gives
+ * the same either-or.
  */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "futex.h"
 #include "runtime.h"
@@ -45,37 +68,16 @@ void lc_wake_all(struct lc_runtime *rt)
         wake_node(&rt->nsync[i], INT_MAX);
 }
 
-void lc_wait_init(struct lc_runtime *rt)
+/* The waking halves, after the pusher's fence. */
+static void notify_node(struct lc_runtime *rt, int node)
 {
-    /* registration makes later PRIVATE_EXPEDITED calls cheap and is refused
-     * by kernels before 4.14 or by seccomp filters: then pushers fence */
-    rt->membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
-}
-
-/* The sleeper's half of lc_push_fence(). */
-static void sleep_barrier(struct lc_runtime *rt)
-{
-    if (rt->membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0) {
-        /* cannot happen once registered; if it does, pushers fence from now
-         * on and this sleeper's last look below may miss one wake-up, which
-         * the pusher's next push or its own pop repairs */
-        rt->membarrier = 0;
-    }
-}
-
-void lc_notify_node(struct lc_runtime *rt, int node)
-{
-    /* orders the push before the read of nsleepers (the pusher's half of the
-     * handshake described at the top) */
-    lc_push_fence(rt);
     if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_seq_cst) > 0)
         wake_node(&rt->nsync[node], 1);
 }
 
-void lc_notify_any(struct lc_runtime *rt, int from_node)
+static void notify_any(struct lc_runtime *rt, int from_node)
 {
     int n = rt->topo.nnodes;
-    lc_push_fence(rt);
     if (atomic_load_explicit(&rt->nsleep_total, memory_order_seq_cst) == 0)
         return;
     for (int i = 0; i < n; i++) {
@@ -87,15 +89,27 @@ void lc_notify_any(struct lc_runtime *rt, int from_node)
     }
 }
 
+void lc_notify_node(struct lc_runtime *rt, int node)
+{
+    /* orders the push before the read of nsleepers (the pusher's half of the
+     * handshake described at the top) */
+    lc_push_fence(rt);
+    notify_node(rt, node);
+}
+
+void lc_notify_any(struct lc_runtime *rt, int from_node)
+{
+    lc_push_fence(rt);
+    notify_any(rt, from_node);
+}
+
 void lc_notify_own(struct lc_runtime *rt, int node, int any)
 {
     lc_push_fence(rt);
-    if (any) {
-        if (atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) > 0)
-            lc_notify_any(rt, node);
-    } else if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_relaxed) > 0) {
-        lc_notify_node(rt, node);
-    }
+    if (any)
+        notify_any(rt, node);
+    else
+        notify_node(rt, node);
 }
 
 /* Pause between two idle polls.  The pause grows with the number of
@@ -178,7 +192,7 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             atomic_fetch_add_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
-        sleep_barrier(rt);
+        lc_sleep_fence(rt);   /* the sleeper's half of the handshake (top) */
         x = NULL;
         if (!wait_over(rt, u) && !(x = sched->pop(w))) {
             lc_stat_add(&w->stats.sleeps, 1);

@@ -20,6 +20,7 @@
 
 static struct lc_runtime rt;
 static struct lc_worker wk;
+static struct lc_taskpool_global pool;
 static char buf[4096];
 
 static int setup(void **state)
@@ -27,15 +28,16 @@ static int setup(void **state)
     (void)state;
     memset(&rt, 0, sizeof rt);
     memset(&wk, 0, sizeof wk);
-    lc_taskpool_global_init(&rt.gpool);
+    lc_taskpool_global_init(&pool);
     wk.rt = &rt;
+    wk.npool = &pool;
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    lc_taskpool_global_fini(&rt.gpool);
+    lc_taskpool_global_fini(&pool);
     return 0;
 }
 

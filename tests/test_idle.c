@@ -3,8 +3,8 @@
  * worker thread ends up asleep on its node's futex (checked through the
  * runtime's sleeper counts, not through timings), also when there are more
  * workers than cores; and sleeping workers wake up for new work, also
- * for a task pushed on a busy worker's own deque (the push that skips the
- * fence when the kernel offers membarrier).
+ * for a task pushed on a busy worker's own deque.  test_wakeup.c hammers
+ * the race of that handshake (runtime/wait.c).
  */
 #include <stdarg.h>
 #include <stddef.h>

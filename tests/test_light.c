@@ -33,6 +33,7 @@ static void nop(void *arg)
 
 static struct lc_runtime rt;
 static struct lc_worker wk;
+static struct lc_taskpool_global pool;
 static struct lc_task parent;
 
 static int worker_setup(void **state)
@@ -40,9 +41,10 @@ static int worker_setup(void **state)
     (void)state;
     memset(&rt, 0, sizeof rt);
     memset(&wk, 0, sizeof wk);
-    if (lc_taskpool_global_init(&rt.gpool) != 0)
+    if (lc_taskpool_global_init(&pool) != 0)
         return -1;
     wk.rt = &rt;
+    wk.npool = &pool;
     return lc_deque_init(&wk.dq, 2) == 0 ? 0 : -1;
 }
 
@@ -50,8 +52,8 @@ static int worker_teardown(void **state)
 {
     (void)state;
     lc_deque_destroy(&wk.dq);
-    wk.pool.head = NULL;   /* descriptors are the global pool's slabs */
-    lc_taskpool_global_fini(&rt.gpool);
+    wk.pool.head = NULL;   /* descriptors are the pool's slabs */
+    lc_taskpool_global_fini(&pool);
     return 0;
 }
 
@@ -77,7 +79,7 @@ static void test_open_builds_descriptor(void **state)
     /* a descriptor item is passed through as it is */
     struct lc_qitem dt = lc_qitem_task(t);
     assert_ptr_equal(lc_qitem_open(&wk, &dt), t);
-    lc_task_release(&wk.pool, &rt.gpool, t);
+    lc_task_release(&wk.pool, &pool, t);
 }
 
 static void test_open_without_memory_requeues(void **state)
@@ -101,7 +103,7 @@ static void test_open_without_memory_requeues(void **state)
     struct lc_task *t = lc_qitem_open(&wk, &back);
     assert_non_null(t);
     assert_ptr_equal(t->arg, &x);
-    lc_task_release(&wk.pool, &rt.gpool, t);
+    lc_task_release(&wk.pool, &pool, t);
 }
 
 /* ---- through the API ---- */
