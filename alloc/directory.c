@@ -85,6 +85,49 @@
 #define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define STR(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 
+/* ThreadSanitizer does not model standalone fences (the deque has the same
+ * switch, deque.h): under TSan each fence of the sequence lock becomes a
+ * seq_cst read-modify-write of the sequence itself, which TSan follows.
+ * Only the TSan build's readers write the sequence's line. */
+#if defined(__SANITIZE_THREAD__)
+#define DIR_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DIR_TSAN 1
+#endif
+#endif
+
+/* Writer: the sequence made odd before any change of the shard. */
+static inline void seq_begin(uint32_t *seq)
+{
+#if DIR_TSAN
+    __atomic_fetch_add(seq, 1, __ATOMIC_SEQ_CST);
+#else
+    ST(*seq, LD(*seq) + 1);
+    /* orders the odd sequence before the changes (pairs with the reader's
+     * acquire fence in seq_again) */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
+/* Writer: even again, after the changes. */
+static inline void seq_end(uint32_t *seq)
+{
+    __atomic_store_n(seq, LD(*seq) + 1, __ATOMIC_RELEASE);
+}
+
+/* Reader: the sequence read again after the loads it guards. */
+static inline uint32_t seq_again(uint32_t *seq)
+{
+#if DIR_TSAN
+    return __atomic_fetch_add(seq, 0, __ATOMIC_SEQ_CST);
+#else
+    /* the relaxed loads before it are done before the sequence is read */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return LD(*seq);
+#endif
+}
+
 struct lc_dir_entry {
     uintptr_t lo, hi;              /* [lo, hi), lo < hi, inside one granule */
     struct lc_dir_entry *left;     /* treap children */
@@ -551,13 +594,8 @@ static int dir_write(struct lc_directory *d, uintptr_t a, uintptr_t b, enum dir_
             rc = reserve(&d->shards[i], need[i]);
     if (rc == 0) {
         for (unsigned i = 0; i < DIR_NSHARDS; i++)
-            if (mask >> i & 1) {
-                struct dir_shard *s = &d->shards[i];
-                ST(s->seq, s->seq + 1);
-                /* orders the odd sequence before the changes (pairs with the
-                 * reader's acquire fence) */
-                __atomic_thread_fence(__ATOMIC_RELEASE);
-            }
+            if (mask >> i & 1)
+                seq_begin(&d->shards[i].seq);
         if (op == OP_FORGET) {
             for (unsigned i = 0; i < DIR_NSHARDS; i++)
                 if (mask >> i & 1)
@@ -576,8 +614,7 @@ static int dir_write(struct lc_directory *d, uintptr_t a, uintptr_t b, enum dir_
             if (mask >> i & 1) {
                 struct dir_shard *s = &d->shards[i];
                 hash_maybe_grow(s);
-                /* release: the changes before the even sequence */
-                __atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+                seq_end(&s->seq);   /* release: the changes before the even sequence */
             }
     }
     unlock_mask(d, mask);
@@ -639,70 +676,6 @@ static int add_node(uint64_t *acc, int nnodes, int node, uint64_t n)
     return 0;
 }
 
-/*
- * Sums into acc (nnodes+1, spread last) the overlap of s's entries with
- * [a, b) and sets *known.  limit bounds the descents and the entries
- * visited; -1 when a bound is hit or the view is torn (only possible
- * without the lock).
- */
-static int walk(const struct dir_shard *s, int nnodes, uintptr_t a, uintptr_t b,
-                uint64_t *acc, uint64_t *known, size_t depth_cap, size_t entry_cap)
-{
-    uint64_t k = 0;
-    size_t depth = 0, visited = 0;
-    const struct lc_dir_entry *t = LDA(s->root), *root = t, *pl = NULL;
-    while (t) {
-        if (++depth > depth_cap)
-            return -1;
-        if (LD(t->lo) < a) {
-            pl = t;
-            t = LDA(t->right);
-        } else {
-            t = LDA(t->left);
-        }
-    }
-    uintptr_t x = a;
-    if (pl) {
-        uintptr_t hi = LD(pl->hi);
-        if (hi > a) {
-            uintptr_t end = hi < b ? hi : b;
-            if (add_node(acc, nnodes, LD(pl->node), end - a) < 0)
-                return -1;
-            k += end - a;
-            x = end;
-        }
-    }
-    while (x < b) {
-        const struct lc_dir_entry *e = NULL;
-        uintptr_t elo = 0;
-        depth = 0;
-        for (t = root; t;) {
-            if (++depth > depth_cap)
-                return -1;
-            uintptr_t lo = LD(t->lo);
-            if (lo >= x) {
-                e = t;
-                elo = lo;
-                t = LDA(t->left);
-            } else {
-                t = LDA(t->right);
-            }
-        }
-        if (!e || elo >= b)
-            break;
-        uintptr_t hi = LD(e->hi);
-        if (hi <= elo || ++visited > entry_cap)
-            return -1;
-        uintptr_t end = hi < b ? hi : b;
-        if (add_node(acc, nnodes, LD(e->node), end - elo) < 0)
-            return -1;
-        k += end - elo;
-        x = end;
-    }
-    *known = k;
-    return 0;
-}
-
 /* The entry starting at a, found through the hash, or NULL; -1 in *torn
  * when the chain was longer than the shard has entries. */
 static const struct lc_dir_entry *hash_lookup(const struct dir_shard *s, uintptr_t a,
@@ -716,6 +689,84 @@ static const struct lc_dir_entry *hash_lookup(const struct dir_shard *s, uintptr
             return NULL;
         }
     return e;
+}
+
+/*
+ * Sums into acc (nnodes+1, spread last) the overlap of s's entries with
+ * [a, b) and sets *known.  at is the entry starting at a, when the caller
+ * found one.  Each next entry is looked for in the hash first (tiles are
+ * usually contiguous), else by a descent.  cap bounds the descents' depth
+ * and the hash chains; entry_cap the entries visited; -1 when a bound is
+ * hit or the view is torn (only possible without the lock).
+ */
+static int walk(const struct dir_shard *s, int nnodes, uintptr_t a, uintptr_t b,
+                const struct lc_dir_entry *at, uint64_t *acc, uint64_t *known,
+                size_t depth_cap, size_t entry_cap)
+{
+    uint64_t k = 0;
+    size_t depth = 0, visited = 0;
+    const struct lc_dir_entry *root = LDA(s->root), *t, *e = at;
+    uintptr_t x = a;
+    int torn = 0;
+    if (!e) {
+        /* the entry starting last below a may reach into [a, b) */
+        const struct lc_dir_entry *pl = NULL;
+        for (t = root; t;) {
+            if (++depth > depth_cap)
+                return -1;
+            if (LD(t->lo) < a) {
+                pl = t;
+                t = LDA(t->right);
+            } else {
+                t = LDA(t->left);
+            }
+        }
+        if (pl) {
+            uintptr_t hi = LD(pl->hi);
+            if (hi > a) {
+                uintptr_t end = hi < b ? hi : b;
+                if (add_node(acc, nnodes, LD(pl->node), end - a) < 0)
+                    return -1;
+                k += end - a;
+                x = end;
+            }
+        }
+    }
+    while (x < b) {
+        uintptr_t elo = x;
+        if (!e)
+            e = hash_lookup(s, x, entry_cap, &torn);
+        if (torn)
+            return -1;
+        if (!e) {   /* not at x: the first entry starting after it */
+            depth = 0;
+            for (t = root; t;) {
+                if (++depth > depth_cap)
+                    return -1;
+                uintptr_t lo = LD(t->lo);
+                if (lo >= x) {
+                    e = t;
+                    elo = lo;
+                    t = LDA(t->left);
+                } else {
+                    t = LDA(t->right);
+                }
+            }
+            if (!e || elo >= b)
+                break;
+        }
+        uintptr_t hi = LD(e->hi);
+        if (hi <= elo || elo < x || ++visited > entry_cap)
+            return -1;
+        uintptr_t end = hi < b ? hi : b;
+        if (add_node(acc, nnodes, LD(e->node), end - elo) < 0)
+            return -1;
+        k += end - elo;
+        x = end;
+        e = NULL;
+    }
+    *known = k;
+    return 0;
 }
 
 /* Adds acc (nnodes+1) to the caller's arrays. */
@@ -749,9 +800,7 @@ static uint64_t shard_query(struct lc_directory *d, struct dir_shard *s, uintptr
         if (hit) {
             uintptr_t hi = LD(hit->hi);
             int node = LD(hit->node);
-            /* the loads above before the sequence is read again */
-            __atomic_thread_fence(__ATOMIC_ACQUIRE);
-            if (LD(s->seq) != seq)
+            if (seq_again(&s->seq) != seq)
                 continue;
             if (hi >= b) {
                 if (node == LC_DIR_SPREAD) {
@@ -764,10 +813,9 @@ static uint64_t shard_query(struct lc_directory *d, struct dir_shard *s, uintptr
             }
         }
         memset(acc, 0, sizeof acc);
-        if (walk(s, nn, a, b, acc, &known, DIR_DEPTH_CAP, cap) < 0)
+        if (walk(s, nn, a, b, hit, acc, &known, DIR_DEPTH_CAP, cap) < 0)
             continue;
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (LD(s->seq) != seq)
+        if (seq_again(&s->seq) != seq)
             continue;
         flush(nn, acc, bytes, spread);
         return known;
@@ -776,7 +824,7 @@ static uint64_t shard_query(struct lc_directory *d, struct dir_shard *s, uintptr
      * wait for it on the mutex and walk the quiet shard. */
     pthread_mutex_lock(&s->lock);
     memset(acc, 0, sizeof acc);
-    walk(s, nn, a, b, acc, &known, SIZE_MAX, SIZE_MAX);
+    walk(s, nn, a, b, NULL, acc, &known, SIZE_MAX, SIZE_MAX);
     pthread_mutex_unlock(&s->lock);
     flush(nn, acc, bytes, spread);
     return known;
@@ -816,8 +864,7 @@ void lc_dir_totals(struct lc_directory *d, uint64_t *bytes, uint64_t *spread)
                 continue;
             for (int k = 0; k <= nn; k++)
                 acc[k] = LD(s->totals[k]);
-            __atomic_thread_fence(__ATOMIC_ACQUIRE);
-            ok = LD(s->seq) == seq;
+            ok = seq_again(&s->seq) == seq;
         }
         if (!ok) {
             pthread_mutex_lock(&s->lock);
@@ -974,7 +1021,7 @@ static int check_walk(const struct lc_dir_entry *t, struct check_state *s)
 static int check_shard(const struct lc_directory *d, const struct dir_shard *sh)
 {
     int rc = 0, nn = d->nnodes;
-    if (sh->seq & 1)
+    if (LD(sh->seq) & 1)
         return -EFAULT;
     for (int base = 0; rc == 0 && (base == 0 || base < nn); base += CHECK_CHUNK) {
         struct check_state s = { .d = d, .s = sh, .base = base };
