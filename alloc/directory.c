@@ -39,9 +39,10 @@
  * less than twice the final one), so a stale pointer always points at an
  * entry or a bucket array.  A torn view can still hold a cycle or garbage
  * bounds, so every walk is bounded (descents, entries visited) and checks
- * that it advances; when a bound is hit, or after DIR_READ_TRIES retries,
- * the reader takes the shard's mutex and walks a quiet shard instead (no
- * spinning behind a preempted writer).  The walk is iterative (one descent
+ * that it advances; when a bound is hit, after DIR_READ_TRIES retries, or
+ * when a writer stays in the shard for DIR_SPINS polls, the reader takes
+ * the shard's mutex and walks a quiet shard instead (no long spinning
+ * behind a preempted writer).  The walk is iterative (one descent
  * per entry in the range; ranges are short), never recursive, so a torn
  * view cannot overflow the stack.  A query's per-node sums go to a scratch
  * array first and reach the caller's only when the shard's sequence held.
@@ -73,6 +74,7 @@
 #define DIR_NSHARDS (1 << DIR_SHARD_LOG2)
 #define DIR_INITIAL_LOG2 4            /* buckets per shard at first */
 #define DIR_READ_TRIES 8              /* optimistic reads before taking the mutex */
+#define DIR_SPINS 256                 /* polls of a busy shard before taking the mutex */
 #define DIR_DEPTH_CAP 256             /* a descent deeper than this: retry under the mutex */
 /* a record or gap booking longer than this is refused (one entry per 2 MiB) */
 #define DIR_MAX_RECORD ((size_t)1 << 40)
@@ -786,12 +788,15 @@ static uint64_t shard_query(struct lc_directory *d, struct dir_shard *s, uintptr
     int nn = d->nnodes;
     uint64_t acc[nn + 1], known = 0;
 
-    for (int tries = 0; tries < DIR_READ_TRIES; tries++) {
+    for (int tries = 0, spins = 0; tries < DIR_READ_TRIES;) {
         uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-        if (seq & 1) {
+        if (seq & 1) {   /* a writer is in the shard: a short wait, then the mutex */
+            if (++spins > DIR_SPINS)
+                break;
             cpu_relax();
             continue;
         }
+        tries++;
         size_t cap = LD(s->count) + 1;
         int torn = 0;
         const struct lc_dir_entry *hit = hash_lookup(s, a, cap, &torn);
