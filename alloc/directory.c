@@ -3,33 +3,60 @@
  * runtime remembers on which NUMA node each first-touched region lives so
  * that later tasks can be scheduled where most of their data is).
  *
- * Ordered index: a treap, R. Seidel and C. R. Aragon, "Randomized Search
+ * Built to be queried by every spawner of a large machine (the paper's 288
+ * workers) at once: a query writes no shared memory at all.
+ *
+ * Shards.  The address space is cut into 2 MiB granules (DIR_GRAIN_SHIFT,
+ * the huge-page size: placement is not finer than that for most data) and
+ * each granule belongs to one of DIR_NSHARDS shards, picked by Fibonacci
+ * hashing of the granule number so that neighbouring granules land on
+ * different shards.  A range is stored as one entry per granule it covers
+ * (a record crossing a granule boundary is split there), so a shard holds
+ * whole entries and the shards never need to agree on anything.  Records,
+ * forgets and gap bookings lock the shards they touch (a pthread mutex
+ * each, taken in shard order when a range spans several); unrelated data
+ * is written in parallel.
+ *
+ * Inside a shard: a treap, R. Seidel and C. R. Aragon, "Randomized Search
  * Trees", Algorithmica 16(4/5):464-497, 1996, keyed by an entry's low
- * address and manipulated only by split and merge (both iterative here).
- * Given distinct keys and priorities a treap's shape is unique, so a
- * split that is merged back leaves the tree exactly as it was: a record or
- * forget splits first, finds out what it must allocate, and on failure
- * merges back, which is how -ENOMEM leaves the directory unchanged.
+ * address and changed only by split and merge (iterative), beside a
+ * chained hash table keyed by the same low address: the common query (a
+ * task's tile or block, recorded when first touched, later queried with the
+ * same bounds) is one hash lookup.  Adjacent entries on the same node are
+ * not merged: merging would turn a row of tiles into one long entry and
+ * every later per-tile query would miss the hash and take the tree walk.
  *
- * Beside it, a chained hash table keyed by the same low address: the common
- * case (a task's tile or block, recorded when first touched and queried or
- * re-recorded with the same bounds later) is one lookup.  Adjacent entries
- * on the same node are deliberately not merged: merging would turn a row of
- * tiles into one long entry and every later per-tile query would miss the
- * hash and take the tree walk.
+ * Readers: a sequence lock per shard (C. Lameter's seqlock; the C11
+ * formulation of H.-J. Boehm, "Can seqlocks get along with programming
+ * language memory models?", MSPC 2012).  A writer makes the shard's
+ * sequence odd, changes the shard, makes it even again; a reader notes the
+ * sequence, walks with relaxed atomic loads (pointers with acquire, so an
+ * entry's fields are initialised before it can be reached), and keeps its
+ * answer only when the sequence did not move.  It stays safe while racing a
+ * writer because entries are type-stable: a dropped entry goes to its
+ * shard's free list, never back to the allocator before lc_dir_destroy, and
+ * a hash table that grows keeps its old bucket array until then (together
+ * less than twice the final one), so a stale pointer always points at an
+ * entry or a bucket array.  A torn view can still hold a cycle or garbage
+ * bounds, so every walk is bounded (descents, entries visited) and checks
+ * that it advances; when a bound is hit, after DIR_READ_TRIES retries, or
+ * when a writer stays in the shard for DIR_SPINS polls, the reader takes
+ * the shard's mutex and walks a quiet shard instead (no long spinning
+ * behind a preempted writer).  The walk is iterative (one descent
+ * per entry in the range; ranges are short), never recursive, so a torn
+ * view cannot overflow the stack.  A query's per-node sums go to a scratch
+ * array first and reach the caller's only when the shard's sequence held.
  *
- * Lock: a pthread_rwlock preferring writers (glibc's default prefers
- * readers and can starve the completing tasks that record).  A spinlock was
- * measured too (2-core KVM guest, 1024 tiles, exact-match query): alone,
- * 18-29 ns against the rwlock's 21-36 ns; two threads querying at once,
- * 77-98 ns against 52-78 ns per query, since readers do not exclude each
- * other; one reader and one writer, about the same.  The few ns saved
- * alone do not pay for serialising the spawners, nor for spinning behind
- * a preempted writer when workers outnumber cores, so: the rwlock.
- * Readers never write to the directory (no move-to-front in the hash, no
- * statistics), so concurrent queries share its lines read-only.
+ * Allocation failure: a writer first counts, with the shards locked, how
+ * many entries the change needs (0, 1 or 2 per granule piece for a record,
+ * one per gap for a gap booking), tops up the shards' free lists, and only
+ * then changes anything; so -ENOMEM leaves the directory exactly as it was,
+ * however many shards the range spans.
+ *
+ * Measured figures (cost per query alone and with two threads, before and
+ * after this layout) are in benchmarks/README.md.
  */
-#define _GNU_SOURCE /* pthread_rwlockattr_setkind_np */
+#define _GNU_SOURCE
 #include "directory.h"
 
 #include <errno.h>
@@ -39,98 +66,211 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "futex.h"   /* cpu_relax */
 #include "mem.h"
 
+#define DIR_GRAIN_SHIFT 21            /* 2 MiB granules */
+#define DIR_SHARD_LOG2 6
+#define DIR_NSHARDS (1 << DIR_SHARD_LOG2)
+#define DIR_INITIAL_LOG2 4            /* buckets per shard at first */
+#define DIR_READ_TRIES 8              /* optimistic reads before taking the mutex */
+#define DIR_SPINS 256                 /* polls of a busy shard before taking the mutex */
+#define DIR_DEPTH_CAP 256             /* a descent deeper than this: retry under the mutex */
+/* a record or gap booking longer than this is refused (one entry per 2 MiB) */
+#define DIR_MAX_RECORD ((size_t)1 << 40)
+
+/* Relaxed loads and stores of fields a reader may read while a writer
+ * changes them; pointers are published with release and read with acquire
+ * (see the top of the file). */
+#define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define LDA(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define STR(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+
+/* ThreadSanitizer does not model standalone fences (the deque has the same
+ * switch, deque.h): under TSan each fence of the sequence lock becomes a
+ * seq_cst read-modify-write of the sequence itself, which TSan follows.
+ * Only the TSan build's readers write the sequence's line. */
+#if defined(__SANITIZE_THREAD__)
+#define DIR_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DIR_TSAN 1
+#endif
+#endif
+
+/* Writer: the sequence made odd before any change of the shard. */
+static inline void seq_begin(uint32_t *seq)
+{
+#if DIR_TSAN
+    __atomic_fetch_add(seq, 1, __ATOMIC_SEQ_CST);
+#else
+    ST(*seq, LD(*seq) + 1);
+    /* orders the odd sequence before the changes (pairs with the reader's
+     * acquire fence in seq_again) */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
+/* Writer: even again, after the changes. */
+static inline void seq_end(uint32_t *seq)
+{
+    __atomic_store_n(seq, LD(*seq) + 1, __ATOMIC_RELEASE);
+}
+
+/* Reader: the sequence read again after the loads it guards. */
+static inline uint32_t seq_again(uint32_t *seq)
+{
+#if DIR_TSAN
+    return __atomic_fetch_add(seq, 0, __ATOMIC_SEQ_CST);
+#else
+    /* the relaxed loads before it are done before the sequence is read */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return LD(*seq);
+#endif
+}
+
 struct lc_dir_entry {
-    uintptr_t lo, hi;              /* [lo, hi), lo < hi */
+    uintptr_t lo, hi;              /* [lo, hi), lo < hi, inside one granule */
     struct lc_dir_entry *left;     /* treap children */
     struct lc_dir_entry *right;
-    struct lc_dir_entry *hnext;    /* hash chain */
+    struct lc_dir_entry *hnext;    /* hash chain; free-list link when free */
     uint32_t prio;                 /* treap heap key: parent's >= child's */
     int node;                      /* 0..nnodes-1 or LC_DIR_SPREAD */
 };
 
-struct lc_directory {
-    pthread_rwlock_t lock;
-    struct lc_dir_entry *root;
-    struct lc_dir_entry **buckets;
-    unsigned hash_shift;           /* 64 - log2(number of buckets) */
-    size_t count;
-    uint64_t rng;                  /* treap priorities; written under the write lock */
-    uint64_t spread_total;
-    int nnodes;
-    uint64_t totals[];             /* nnodes running per-node byte totals */
+struct dir_table {
+    struct dir_table *older;       /* the arrays it replaced, freed at destroy */
+    unsigned shift;                /* 64 - log2(number of buckets) */
+    unsigned embedded;             /* the initial array, inside the directory's block */
+    struct lc_dir_entry *b[];
 };
 
-#define DIR_INITIAL_LOG2 6
+struct dir_shard {
+    /* What a query reads; written only by the shard's writers. */
+    uint32_t seq;                  /* odd while a writer changes the shard */
+    struct lc_dir_entry *root;
+    struct dir_table *table;
+    size_t count;                  /* live entries */
+    /* Writers only (the reader's fallback takes the lock too). */
+    pthread_mutex_t lock __attribute__((aligned(64)));
+    struct lc_dir_entry *free;     /* type-stable spare entries */
+    size_t nfree;
+    uint64_t rng;                  /* treap priorities */
+    uint64_t *totals;              /* nnodes bytes per node, then spread */
+} __attribute__((aligned(64)));
 
-static size_t nbuckets(const struct lc_directory *d)
+struct lc_directory {
+    struct dir_shard shards[DIR_NSHARDS];
+    int nnodes;
+    size_t bytes;                  /* size of this block */
+};
+
+static unsigned shard_of(uintptr_t addr)
 {
-    return (size_t)1 << (64 - d->hash_shift);
+    uint64_t g = (uint64_t)(addr >> DIR_GRAIN_SHIFT);
+    return (unsigned)((g * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - DIR_SHARD_LOG2));
+}
+
+/* The shards holding entries of [a, b) (b > a): a superset. */
+static uint64_t shard_mask(uintptr_t a, uintptr_t b)
+{
+    uintptr_t g0 = a >> DIR_GRAIN_SHIFT, g1 = (b - 1) >> DIR_GRAIN_SHIFT;
+    if (g1 - g0 >= DIR_NSHARDS)
+        return ~UINT64_C(0);
+    uint64_t m = 0;
+    for (uintptr_t g = g0;; g++) {
+        m |= UINT64_C(1) << shard_of(g << DIR_GRAIN_SHIFT);
+        if (g == g1)
+            break;
+    }
+    return m;
+}
+
+/* The end of the granule piece of [a, b) that starts at a. */
+static uintptr_t piece_end(uintptr_t a, uintptr_t b)
+{
+    uintptr_t g = a >> DIR_GRAIN_SHIFT;
+    if (g == (b - 1) >> DIR_GRAIN_SHIFT)
+        return b;
+    return (g + 1) << DIR_GRAIN_SHIFT;
+}
+
+/* ------------------------------------------------------------ hash table */
+
+static size_t table_size(const struct dir_table *t)
+{
+    return (size_t)1 << (64 - t->shift);
 }
 
 /* Fibonacci hashing: tile addresses share their low bits, so take the
  * product's high bits. */
-static size_t hash_index(const struct lc_directory *d, uintptr_t lo)
+static size_t hash_index(const struct dir_table *t, uintptr_t lo)
 {
-    return (size_t)(((uint64_t)lo * UINT64_C(0x9E3779B97F4A7C15)) >> d->hash_shift);
+    return (size_t)(((uint64_t)lo * UINT64_C(0x9E3779B97F4A7C15)) >> t->shift);
 }
 
-static struct lc_dir_entry *hash_find(const struct lc_directory *d, uintptr_t lo)
+/* Writer side (the shard is locked). */
+static struct lc_dir_entry *hash_find(const struct dir_shard *s, uintptr_t lo)
 {
-    struct lc_dir_entry *e = d->buckets[hash_index(d, lo)];
+    struct lc_dir_entry *e = s->table->b[hash_index(s->table, lo)];
     while (e && e->lo != lo)
         e = e->hnext;
     return e;
 }
 
-static void hash_insert(struct lc_directory *d, struct lc_dir_entry *e)
+static void hash_insert(struct dir_shard *s, struct lc_dir_entry *e)
 {
-    struct lc_dir_entry **b = &d->buckets[hash_index(d, e->lo)];
-    e->hnext = *b;
-    *b = e;
+    struct lc_dir_entry **b = &s->table->b[hash_index(s->table, e->lo)];
+    ST(e->hnext, *b);
+    STR(*b, e);
 }
 
-static void hash_remove(struct lc_directory *d, struct lc_dir_entry *e)
+static void hash_remove(struct dir_shard *s, struct lc_dir_entry *e)
 {
-    struct lc_dir_entry **p = &d->buckets[hash_index(d, e->lo)];
+    struct lc_dir_entry **p = &s->table->b[hash_index(s->table, e->lo)];
     while (*p != e)
         p = &(*p)->hnext;
-    *p = e->hnext;
+    STR(*p, e->hnext);
 }
 
 /* Doubles the table when the load passes 1.  Best effort: chains only get
  * longer if the allocation fails, so a failure here is not an error (and
- * happens after the change, which is already complete). */
-static void hash_maybe_grow(struct lc_directory *d)
+ * happens after the change, which is already complete).  The old array is
+ * kept (readers may be in it) until lc_dir_destroy. */
+static void hash_maybe_grow(struct dir_shard *s)
 {
-    size_t n = nbuckets(d);
-    if (d->count <= n || d->hash_shift <= 1)
+    struct dir_table *old = s->table;
+    size_t n = table_size(old);
+    if (s->count <= n || old->shift <= 1)
         return;
-    struct lc_dir_entry **nb = lc_mem_calloc(2 * n, sizeof *nb);
-    if (!nb)
+    struct dir_table *nt = lc_mem_calloc(1, sizeof *nt + 2 * n * sizeof nt->b[0]);
+    if (!nt)
         return;
-    struct lc_dir_entry **old = d->buckets;
-    d->buckets = nb;
-    d->hash_shift--;
+    nt->shift = old->shift - 1;
+    nt->older = old;
     for (size_t i = 0; i < n; i++) {
-        struct lc_dir_entry *e = old[i], *next;
+        struct lc_dir_entry *e = old->b[i], *next;
         for (; e; e = next) {
             next = e->hnext;
-            hash_insert(d, e);
+            struct lc_dir_entry **b = &nt->b[hash_index(nt, e->lo)];
+            ST(e->hnext, *b);
+            *b = e;   /* nt is not published yet */
         }
     }
-    lc_mem_free(old, n * sizeof *old);
+    STR(s->table, nt);
 }
 
-static uint32_t next_prio(struct lc_directory *d)
+/* ------------------------------------------------------------ treap */
+
+static uint32_t next_prio(struct dir_shard *s)
 {
     /* xorshift64* (Vigna 2016); the high half is the well-mixed part. */
-    uint64_t x = d->rng;
+    uint64_t x = s->rng;
     x ^= x >> 12;
     x ^= x << 25;
     x ^= x >> 27;
-    d->rng = x;
+    s->rng = x;
     return (uint32_t)((x * UINT64_C(0x2545F4914F6CDD1D)) >> 32);
 }
 
@@ -141,35 +281,35 @@ static void treap_split(struct lc_dir_entry *t, uintptr_t key,
     struct lc_dir_entry **lp = l, **rp = r;
     while (t) {
         if (t->lo < key) {
-            *lp = t;
+            STR(*lp, t);
             lp = &t->right;
             t = t->right;
         } else {
-            *rp = t;
+            STR(*rp, t);
             rp = &t->left;
             t = t->left;
         }
     }
-    *lp = NULL;
-    *rp = NULL;
+    STR(*lp, NULL);
+    STR(*rp, NULL);
 }
 
 /* Every key of a is below every key of b. */
 static struct lc_dir_entry *treap_merge(struct lc_dir_entry *a, struct lc_dir_entry *b)
 {
-    struct lc_dir_entry *root, **p = &root;
+    struct lc_dir_entry *root = NULL, **p = &root;
     while (a && b) {
         if (a->prio >= b->prio) {
-            *p = a;
+            STR(*p, a);
             p = &a->right;
             a = a->right;
         } else {
-            *p = b;
+            STR(*p, b);
             p = &b->left;
             b = b->left;
         }
     }
-    *p = a ? a : b;
+    STR(*p, a ? a : b);
     return root;
 }
 
@@ -181,106 +321,158 @@ static struct lc_dir_entry *treap_rightmost(struct lc_dir_entry *t)
     return t;
 }
 
-static void account(struct lc_directory *d, int node, uint64_t add, uint64_t sub)
+/* Writer side: the entry starting last below a, and the first starting at
+ * or after a. */
+static struct lc_dir_entry *pred_below(const struct dir_shard *s, uintptr_t a)
 {
-    if (node == LC_DIR_SPREAD)
-        d->spread_total = d->spread_total + add - sub;
-    else
-        d->totals[node] = d->totals[node] + add - sub;
+    struct lc_dir_entry *t = s->root, *p = NULL;
+    while (t) {
+        if (t->lo < a) {
+            p = t;
+            t = t->right;
+        } else {
+            t = t->left;
+        }
+    }
+    return p;
 }
 
-/* Drops every entry of subtree t but keep (which stays allocated, out of
- * the hash and the totals). */
-static void drop_subtree(struct lc_directory *d, struct lc_dir_entry *t,
+static struct lc_dir_entry *first_from(const struct dir_shard *s, uintptr_t a)
+{
+    struct lc_dir_entry *t = s->root, *e = NULL;
+    while (t) {
+        if (t->lo >= a) {
+            e = t;
+            t = t->left;
+        } else {
+            t = t->right;
+        }
+    }
+    return e;
+}
+
+/* ------------------------------------------------------------ entries */
+
+static void account(struct lc_directory *d, struct dir_shard *s, int node, uint64_t add,
+                    uint64_t sub)
+{
+    int i = node == LC_DIR_SPREAD ? d->nnodes : node;
+    ST(s->totals[i], s->totals[i] + add - sub);
+}
+
+static void free_push(struct dir_shard *s, struct lc_dir_entry *e)
+{
+    STR(e->hnext, s->free);
+    s->free = e;
+    s->nfree++;
+}
+
+/* One of the entries reserved before the change: never fails. */
+static struct lc_dir_entry *entry_take(struct dir_shard *s)
+{
+    struct lc_dir_entry *e = s->free;
+    s->free = e->hnext;
+    s->nfree--;
+    return e;
+}
+
+/* At least n spare entries in s; -ENOMEM (the spares it got stay) when the
+ * allocator fails. */
+static int reserve(struct dir_shard *s, size_t n)
+{
+    while (s->nfree < n) {
+        struct lc_dir_entry *e = lc_mem_alloc(sizeof *e, 0);
+        if (!e)
+            return -ENOMEM;
+        memset(e, 0, sizeof *e);
+        free_push(s, e);
+    }
+    return 0;
+}
+
+/* Drops every entry of subtree t but keep (which stays out of the hash and
+ * the totals, for reuse). */
+static void drop_subtree(struct lc_directory *d, struct dir_shard *s, struct lc_dir_entry *t,
                          struct lc_dir_entry *keep)
 {
     while (t) {
-        drop_subtree(d, t->left, keep);
+        drop_subtree(d, s, t->left, keep);
         struct lc_dir_entry *right = t->right;
-        hash_remove(d, t);
-        account(d, t->node, 0, t->hi - t->lo);
-        d->count--;
+        hash_remove(s, t);
+        account(d, s, t->node, 0, t->hi - t->lo);
+        ST(s->count, s->count - 1);
         if (t != keep)
-            lc_mem_free(t, sizeof *t);
+            free_push(s, t);
         t = right;
     }
 }
 
-static struct lc_dir_entry *entry_new(void)
+static void entry_set(struct lc_dir_entry *e, uintptr_t lo, uintptr_t hi, int node, uint32_t prio)
 {
-    return lc_mem_alloc(sizeof(struct lc_dir_entry), 0);
+    ST(e->lo, lo);
+    ST(e->hi, hi);
+    ST(e->node, node);
+    STR(e->left, NULL);
+    STR(e->right, NULL);
+    e->prio = prio;
 }
 
-struct lc_directory *lc_dir_create(int nnodes)
+/* Adds the new entry [a, b) to s, whose entries do not overlap it. */
+static void insert_fresh(struct lc_directory *d, struct dir_shard *s, struct lc_dir_entry *e,
+                         uintptr_t a, uintptr_t b, int node)
 {
-    if (nnodes < 0)
-        return NULL;
-    size_t sz = sizeof(struct lc_directory) + (size_t)nnodes * sizeof(uint64_t);
-    struct lc_directory *d = lc_mem_calloc(1, sz);
-    if (!d)
-        return NULL;
-    d->nnodes = nnodes;
-    d->hash_shift = 64 - DIR_INITIAL_LOG2;
-    d->buckets = lc_mem_calloc(nbuckets(d), sizeof *d->buckets);
-    if (!d->buckets) {
-        lc_mem_free(d, sz);
-        return NULL;
-    }
-    d->rng = (uint64_t)(uintptr_t)d ^ UINT64_C(0x853C49E6748FEA9B);
-    if (!d->rng)
-        d->rng = 1;
-    pthread_rwlockattr_t attr;
-    int rc = pthread_rwlockattr_init(&attr);
-    if (rc == 0) {
-        pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-        rc = pthread_rwlock_init(&d->lock, &attr);
-        pthread_rwlockattr_destroy(&attr);
-    }
-    if (rc != 0) {
-        lc_mem_free(d->buckets, nbuckets(d) * sizeof *d->buckets);
-        lc_mem_free(d, sz);
-        return NULL;
-    }
-    return d;
+    struct lc_dir_entry *l, *r;
+    entry_set(e, a, b, node, next_prio(s));
+    hash_insert(s, e);
+    ST(s->count, s->count + 1);
+    account(d, s, node, b - a, 0);
+    treap_split(s->root, a, &l, &r);
+    STR(s->root, treap_merge(treap_merge(l, e), r));
 }
 
-void lc_dir_destroy(struct lc_directory *d)
+/* ------------------------------------------------------------ changes */
+
+/* Entries change(s, a, b, set_node) will need (the shard is locked). */
+static size_t change_need(const struct dir_shard *s, uintptr_t a, uintptr_t b, bool set_node)
 {
-    if (!d)
-        return;
-    for (size_t i = 0, n = nbuckets(d); i < n; i++) {
-        struct lc_dir_entry *e = d->buckets[i], *next;
-        for (; e; e = next) {
-            next = e->hnext;
-            lc_mem_free(e, sizeof *e);
-        }
+    if (set_node) {
+        const struct lc_dir_entry *hit = hash_find(s, a);
+        if (hit && hit->hi == b)
+            return 0;
     }
-    lc_mem_free(d->buckets, nbuckets(d) * sizeof *d->buckets);
-    pthread_rwlock_destroy(&d->lock);
-    lc_mem_free(d, sizeof *d + (size_t)d->nnodes * sizeof(uint64_t));
+    const struct lc_dir_entry *pl = pred_below(s, a);
+    size_t need = pl && pl->hi > b;   /* the part of pl beyond b */
+    if (set_node) {
+        /* an entry starting inside [a, b) and ending in it can be reused */
+        const struct lc_dir_entry *e = first_from(s, a);
+        need += !(e && e->lo < b && e->hi <= b);
+    }
+    return need;
 }
 
 /*
- * Removes [a, b) from the directory and, when set_node is true, records it
- * as node.  Called with the write lock held.
+ * Removes [a, b) from shard s and, when set_node is true, records it as
+ * node (then [a, b) is inside one granule of s).  The entries it needs are
+ * reserved.  The shard is locked and its sequence odd.
  */
-static int change(struct lc_directory *d, uintptr_t a, uintptr_t b, bool set_node, int node)
+static void change(struct lc_directory *d, struct dir_shard *s, uintptr_t a, uintptr_t b,
+                   bool set_node, int node)
 {
     struct lc_dir_entry *l, *m, *r;
 
     /* The tile case: same bounds as an entry, no structure changes. */
-    struct lc_dir_entry *hit = hash_find(d, a);
+    struct lc_dir_entry *hit = hash_find(s, a);
     if (hit && hit->hi == b && set_node) {
-        account(d, hit->node, 0, b - a);
-        account(d, node, b - a, 0);
-        hit->node = node;
-        return 0;
+        account(d, s, hit->node, 0, b - a);
+        account(d, s, node, b - a, 0);
+        ST(hit->node, node);
+        return;
     }
 
     /* l: entries starting below a, m: starting inside, r: at or after b.
      * Only l's last entry may reach into [a, b) (and beyond b), and only
      * m's last entry may reach beyond b. */
-    treap_split(d->root, a, &l, &m);
+    treap_split(s->root, a, &l, &m);
     treap_split(m, b, &m, &r);
     struct lc_dir_entry *pl = treap_rightmost(l);
     struct lc_dir_entry *qm = treap_rightmost(m);
@@ -288,28 +480,18 @@ static int change(struct lc_directory *d, uintptr_t a, uintptr_t b, bool set_nod
     bool q_crosses = qm && qm->hi > b;
     bool m_reusable = m && !(q_crosses && !m->left && !m->right);
 
-    /* Allocate everything before changing anything. */
-    struct lc_dir_entry *rem = NULL, *fresh = NULL;
-    if (need_rem && !(rem = entry_new()))
-        goto nomem;
-    if (set_node && !m_reusable && !(fresh = entry_new()))
-        goto nomem;
-
     if (pl && pl->hi > a) {
         if (need_rem) {
-            rem->lo = b;
-            rem->hi = pl->hi;
-            rem->node = pl->node;
-            rem->left = rem->right = NULL;
-            rem->prio = next_prio(d);
-            hash_insert(d, rem);
-            d->count++;
+            struct lc_dir_entry *rem = entry_take(s);
+            entry_set(rem, b, pl->hi, pl->node, next_prio(s));
+            hash_insert(s, rem);
+            ST(s->count, s->count + 1);
             r = treap_merge(rem, r);
-            account(d, pl->node, 0, b - a);
+            account(d, s, pl->node, 0, b - a);
         } else {
-            account(d, pl->node, 0, pl->hi - a);
+            account(d, s, pl->node, 0, pl->hi - a);
         }
-        pl->hi = a;   /* key unchanged: stays where it is in l */
+        ST(pl->hi, a);   /* key unchanged: stays where it is in l */
     }
     if (q_crosses) {
         /* Detach m's last entry (no right child: its left subtree takes its
@@ -317,36 +499,128 @@ static int change(struct lc_directory *d, uintptr_t a, uintptr_t b, bool set_nod
         struct lc_dir_entry **pp = &m;
         while ((*pp)->right)
             pp = &(*pp)->right;
-        *pp = qm->left;
-        account(d, qm->node, 0, b - qm->lo);
-        hash_remove(d, qm);
-        qm->lo = b;
-        qm->left = qm->right = NULL;
-        hash_insert(d, qm);
+        STR(*pp, qm->left);
+        account(d, s, qm->node, 0, b - qm->lo);
+        hash_remove(s, qm);
+        ST(qm->lo, b);
+        STR(qm->left, NULL);
+        STR(qm->right, NULL);
+        hash_insert(s, qm);
         r = treap_merge(qm, r);
     }
-    if (set_node && !fresh)
-        fresh = m;    /* m_reusable: m is non-empty after the detach */
-    drop_subtree(d, m, fresh);
+    struct lc_dir_entry *fresh = NULL;
+    if (set_node)
+        fresh = m_reusable ? m : entry_take(s);   /* m is non-empty after the detach */
+    drop_subtree(d, s, m, fresh);
     if (set_node) {
-        fresh->lo = a;
-        fresh->hi = b;
-        fresh->node = node;
-        fresh->left = fresh->right = NULL;
-        fresh->prio = next_prio(d);
-        hash_insert(d, fresh);
-        d->count++;
-        account(d, node, b - a, 0);
+        entry_set(fresh, a, b, node, next_prio(s));
+        hash_insert(s, fresh);
+        ST(s->count, s->count + 1);
+        account(d, s, node, b - a, 0);
         l = treap_merge(l, fresh);
     }
-    d->root = treap_merge(l, r);
-    hash_maybe_grow(d);
-    return 0;
+    STR(s->root, treap_merge(l, r));
+}
 
-nomem:
-    lc_mem_free(rem, sizeof *rem);
-    d->root = treap_merge(l, treap_merge(m, r));
-    return -ENOMEM;
+/* The gaps of [a, b) (inside one granule of s): calls fn on each, books it
+ * on node when book is true; returns how many there are. */
+static size_t gaps(struct lc_directory *d, struct dir_shard *s, uintptr_t a, uintptr_t b,
+                   bool book, int node, void (*fn)(uintptr_t, size_t, void *), void *arg)
+{
+    size_t n = 0;
+    uintptr_t x = a;
+    const struct lc_dir_entry *pl = pred_below(s, a);
+    if (pl && pl->hi > a)
+        x = pl->hi < b ? pl->hi : b;
+    while (x < b) {
+        const struct lc_dir_entry *e = first_from(s, x);
+        uintptr_t end = e && e->lo < b ? e->lo : b;
+        if (end > x) {
+            n++;
+            if (book) {
+                insert_fresh(d, s, entry_take(s), x, end, node);
+                if (fn)
+                    fn(x, end - x, arg);
+            }
+        }
+        if (end == b)
+            break;
+        x = e->hi < b ? e->hi : b;
+    }
+    return n;
+}
+
+enum dir_op { OP_RECORD, OP_FORGET, OP_GAPS };
+
+static void lock_mask(struct lc_directory *d, uint64_t mask)
+{
+    for (unsigned i = 0; i < DIR_NSHARDS; i++)
+        if (mask >> i & 1)
+            pthread_mutex_lock(&d->shards[i].lock);
+}
+
+static void unlock_mask(struct lc_directory *d, uint64_t mask)
+{
+    for (unsigned i = DIR_NSHARDS; i-- > 0;)
+        if (mask >> i & 1)
+            pthread_mutex_unlock(&d->shards[i].lock);
+}
+
+/*
+ * Every change goes through here: locks the shards of [a, b) in order,
+ * counts and reserves the entries needed, then (with each shard's sequence
+ * odd) changes them; -ENOMEM before anything changed.
+ */
+static int dir_write(struct lc_directory *d, uintptr_t a, uintptr_t b, enum dir_op op,
+                     int node, void (*fn)(uintptr_t, size_t, void *), void *arg)
+{
+    uint64_t mask = shard_mask(a, b);
+    size_t need[DIR_NSHARDS] = { 0 };
+    int rc = 0;
+
+    lock_mask(d, mask);
+    if (op == OP_FORGET) {
+        for (unsigned i = 0; i < DIR_NSHARDS; i++)
+            if (mask >> i & 1)
+                need[i] = change_need(&d->shards[i], a, b, false);
+    } else {
+        for (uintptr_t x = a, e; x < b; x = e) {
+            e = piece_end(x, b);
+            struct dir_shard *s = &d->shards[shard_of(x)];
+            need[s - d->shards] += op == OP_RECORD ? change_need(s, x, e, true)
+                                                   : gaps(d, s, x, e, false, 0, NULL, NULL);
+        }
+    }
+    for (unsigned i = 0; i < DIR_NSHARDS && rc == 0; i++)
+        if (mask >> i & 1)
+            rc = reserve(&d->shards[i], need[i]);
+    if (rc == 0) {
+        for (unsigned i = 0; i < DIR_NSHARDS; i++)
+            if (mask >> i & 1)
+                seq_begin(&d->shards[i].seq);
+        if (op == OP_FORGET) {
+            for (unsigned i = 0; i < DIR_NSHARDS; i++)
+                if (mask >> i & 1)
+                    change(d, &d->shards[i], a, b, false, 0);
+        } else {
+            for (uintptr_t x = a, e; x < b; x = e) {
+                e = piece_end(x, b);
+                struct dir_shard *s = &d->shards[shard_of(x)];
+                if (op == OP_RECORD)
+                    change(d, s, x, e, true, node);
+                else
+                    gaps(d, s, x, e, true, node, fn, arg);
+            }
+        }
+        for (unsigned i = 0; i < DIR_NSHARDS; i++)
+            if (mask >> i & 1) {
+                struct dir_shard *s = &d->shards[i];
+                hash_maybe_grow(s);
+                seq_end(&s->seq);   /* release: the changes before the even sequence */
+            }
+    }
+    unlock_mask(d, mask);
+    return rc;
 }
 
 /* [addr, addr+size) must not wrap. */
@@ -355,18 +629,32 @@ static int range_ok(uintptr_t addr, size_t size)
     return size <= UINTPTR_MAX - addr;
 }
 
+static int node_ok(const struct lc_directory *d, int node)
+{
+    return node == LC_DIR_SPREAD || (node >= 0 && node < d->nnodes);
+}
+
 int lc_dir_record(struct lc_directory *d, uintptr_t addr, size_t size, int node)
 {
-    if (node != LC_DIR_SPREAD && (node < 0 || node >= d->nnodes))
+    if (!node_ok(d, node) || !range_ok(addr, size))
         return -EINVAL;
-    if (!range_ok(addr, size))
-        return -EINVAL;
+    if (size > DIR_MAX_RECORD)
+        return -E2BIG;
     if (size == 0)
         return 0;
-    pthread_rwlock_wrlock(&d->lock);
-    int rc = change(d, addr, addr + size, true, node);
-    pthread_rwlock_unlock(&d->lock);
-    return rc;
+    return dir_write(d, addr, addr + size, OP_RECORD, node, NULL, NULL);
+}
+
+int lc_dir_record_gaps(struct lc_directory *d, uintptr_t addr, size_t size, int node,
+                       void (*fn)(uintptr_t addr, size_t size, void *arg), void *arg)
+{
+    if (!node_ok(d, node) || !range_ok(addr, size))
+        return -EINVAL;
+    if (size > DIR_MAX_RECORD)
+        return -E2BIG;
+    if (size == 0)
+        return 0;
+    return dir_write(d, addr, addr + size, OP_GAPS, node, fn, arg);
 }
 
 int lc_dir_forget(struct lc_directory *d, uintptr_t addr, size_t size)
@@ -375,42 +663,175 @@ int lc_dir_forget(struct lc_directory *d, uintptr_t addr, size_t size)
         return -EINVAL;
     if (size == 0)
         return 0;
-    pthread_rwlock_wrlock(&d->lock);
-    int rc = change(d, addr, addr + size, false, 0);
-    pthread_rwlock_unlock(&d->lock);
-    return rc;
+    return dir_write(d, addr, addr + size, OP_FORGET, 0, NULL, NULL);
 }
 
-static void add_bytes(uint64_t *bytes, uint64_t *spread, int node, uint64_t n)
+/* ------------------------------------------------------------ queries */
+
+static int add_node(uint64_t *acc, int nnodes, int node, uint64_t n)
 {
-    if (node == LC_DIR_SPREAD) {
-        if (spread)
-            *spread += n;
-    } else if (bytes) {
-        bytes[node] += n;
-    }
+    if (node == LC_DIR_SPREAD)
+        node = nnodes;
+    else if (node < 0 || node >= nnodes)
+        return -1;   /* a torn read */
+    acc[node] += n;
+    return 0;
 }
 
-/* Adds the overlap with [a, b) of every entry of t starting in [a, b). */
-static uint64_t query_walk(const struct lc_dir_entry *t, uintptr_t a, uintptr_t b,
-                           uint64_t *bytes, uint64_t *spread)
+/* The entry starting at a, found through the hash, or NULL; -1 in *torn
+ * when the chain was longer than the shard has entries. */
+static const struct lc_dir_entry *hash_lookup(const struct dir_shard *s, uintptr_t a,
+                                              size_t cap, int *torn)
 {
-    uint64_t known = 0;
-    while (t) {
-        if (t->lo < a) {
-            t = t->right;
-            continue;
+    const struct dir_table *tb = LDA(s->table);
+    const struct lc_dir_entry *e = LDA(tb->b[hash_index(tb, a)]);
+    for (size_t n = 0; e && LD(e->lo) != a; e = LDA(e->hnext))
+        if (++n > cap) {
+            *torn = 1;
+            return NULL;
         }
-        if (t->lo >= b) {
-            t = t->left;
-            continue;
+    return e;
+}
+
+/*
+ * Sums into acc (nnodes+1, spread last) the overlap of s's entries with
+ * [a, b) and sets *known.  at is the entry starting at a, when the caller
+ * found one.  Each next entry is looked for in the hash first (tiles are
+ * usually contiguous), else by a descent.  cap bounds the descents' depth
+ * and the hash chains; entry_cap the entries visited; -1 when a bound is
+ * hit or the view is torn (only possible without the lock).
+ */
+static int walk(const struct dir_shard *s, int nnodes, uintptr_t a, uintptr_t b,
+                const struct lc_dir_entry *at, uint64_t *acc, uint64_t *known,
+                size_t depth_cap, size_t entry_cap)
+{
+    uint64_t k = 0;
+    size_t depth = 0, visited = 0;
+    const struct lc_dir_entry *root = LDA(s->root), *t, *e = at;
+    uintptr_t x = a;
+    int torn = 0;
+    if (!e) {
+        /* the entry starting last below a may reach into [a, b) */
+        const struct lc_dir_entry *pl = NULL;
+        for (t = root; t;) {
+            if (++depth > depth_cap)
+                return -1;
+            if (LD(t->lo) < a) {
+                pl = t;
+                t = LDA(t->right);
+            } else {
+                t = LDA(t->left);
+            }
         }
-        known += query_walk(t->left, a, b, bytes, spread);
-        uint64_t n = (t->hi < b ? t->hi : b) - t->lo;
-        add_bytes(bytes, spread, t->node, n);
-        known += n;
-        t = t->right;
+        if (pl) {
+            uintptr_t hi = LD(pl->hi);
+            if (hi > a) {
+                uintptr_t end = hi < b ? hi : b;
+                if (add_node(acc, nnodes, LD(pl->node), end - a) < 0)
+                    return -1;
+                k += end - a;
+                x = end;
+            }
+        }
     }
+    while (x < b) {
+        uintptr_t elo = x;
+        if (!e)
+            e = hash_lookup(s, x, entry_cap, &torn);
+        if (torn)
+            return -1;
+        if (!e) {   /* not at x: the first entry starting after it */
+            depth = 0;
+            for (t = root; t;) {
+                if (++depth > depth_cap)
+                    return -1;
+                uintptr_t lo = LD(t->lo);
+                if (lo >= x) {
+                    e = t;
+                    elo = lo;
+                    t = LDA(t->left);
+                } else {
+                    t = LDA(t->right);
+                }
+            }
+            if (!e || elo >= b)
+                break;
+        }
+        uintptr_t hi = LD(e->hi);
+        if (hi <= elo || elo < x || ++visited > entry_cap)
+            return -1;
+        uintptr_t end = hi < b ? hi : b;
+        if (add_node(acc, nnodes, LD(e->node), end - elo) < 0)
+            return -1;
+        k += end - elo;
+        x = end;
+        e = NULL;
+    }
+    *known = k;
+    return 0;
+}
+
+/* Adds acc (nnodes+1) to the caller's arrays. */
+static void flush(int nnodes, const uint64_t *acc, uint64_t *bytes, uint64_t *spread)
+{
+    if (bytes)
+        for (int i = 0; i < nnodes; i++)
+            bytes[i] += acc[i];
+    if (spread)
+        *spread += acc[nnodes];
+}
+
+/* Shard s's share of a query of [a, b); returns the bytes it knows. */
+static uint64_t shard_query(struct lc_directory *d, struct dir_shard *s, uintptr_t a, uintptr_t b,
+                            uint64_t *bytes, uint64_t *spread)
+{
+    int nn = d->nnodes;
+    uint64_t acc[nn + 1], known = 0;
+
+    for (int tries = 0, spins = 0; tries < DIR_READ_TRIES;) {
+        uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+        if (seq & 1) {   /* a writer is in the shard: a short wait, then the mutex */
+            if (++spins > DIR_SPINS)
+                break;
+            cpu_relax();
+            continue;
+        }
+        tries++;
+        size_t cap = LD(s->count) + 1;
+        int torn = 0;
+        const struct lc_dir_entry *hit = hash_lookup(s, a, cap, &torn);
+        if (torn)
+            continue;
+        if (hit) {
+            uintptr_t hi = LD(hit->hi);
+            int node = LD(hit->node);
+            if (seq_again(&s->seq) != seq)
+                continue;
+            if (hi >= b) {
+                if (node == LC_DIR_SPREAD) {
+                    if (spread)
+                        *spread += b - a;
+                } else if (bytes) {
+                    bytes[node] += b - a;
+                }
+                return b - a;
+            }
+        }
+        memset(acc, 0, sizeof acc);
+        if (walk(s, nn, a, b, hit, acc, &known, DIR_DEPTH_CAP, cap) < 0)
+            continue;
+        if (seq_again(&s->seq) != seq)
+            continue;
+        flush(nn, acc, bytes, spread);
+        return known;
+    }
+    /* A writer keeps the shard busy (or the tree is deeper than the cap):
+     * wait for it on the mutex and walk the quiet shard. */
+    pthread_mutex_lock(&s->lock);
+    memset(acc, 0, sizeof acc);
+    walk(s, nn, a, b, NULL, acc, &known, SIZE_MAX, SIZE_MAX);
+    pthread_mutex_unlock(&s->lock);
+    flush(nn, acc, bytes, spread);
     return known;
 }
 
@@ -420,75 +841,144 @@ size_t lc_dir_query(struct lc_directory *d, uintptr_t addr, size_t size,
     if (size == 0)
         return 0;
     uintptr_t a = addr, b = range_ok(addr, size) ? addr + size : UINTPTR_MAX;
+    if (a == b)
+        return size;
     uint64_t known = 0;
-
-    pthread_rwlock_rdlock(&d->lock);
-    const struct lc_dir_entry *hit = hash_find(d, a);
-    if (hit && hit->hi >= b) {
-        add_bytes(bytes, spread, hit->node, b - a);
-        known = b - a;
+    if (a >> DIR_GRAIN_SHIFT == (b - 1) >> DIR_GRAIN_SHIFT) {
+        known = shard_query(d, &d->shards[shard_of(a)], a, b, bytes, spread);
     } else {
-        /* The entry starting last below a may reach into the range. */
-        const struct lc_dir_entry *t = d->root, *pl = NULL;
-        while (t) {
-            if (t->lo < a) {
-                pl = t;
-                t = t->right;
-            } else {
-                t = t->left;
-            }
-        }
-        if (pl && pl->hi > a) {
-            uint64_t n = (pl->hi < b ? pl->hi : b) - a;
-            add_bytes(bytes, spread, pl->node, n);
-            known = n;
-        }
-        known += query_walk(d->root, a, b, bytes, spread);
+        uint64_t mask = shard_mask(a, b);
+        for (unsigned i = 0; i < DIR_NSHARDS; i++)
+            if (mask >> i & 1)
+                known += shard_query(d, &d->shards[i], a, b, bytes, spread);
     }
-    pthread_rwlock_unlock(&d->lock);
     return size - (size_t)known;
 }
 
 void lc_dir_totals(struct lc_directory *d, uint64_t *bytes, uint64_t *spread)
 {
-    pthread_rwlock_rdlock(&d->lock);
+    int nn = d->nnodes;
+    uint64_t acc[nn + 1], sum[nn + 1];
+    memset(sum, 0, sizeof sum);
+    for (unsigned i = 0; i < DIR_NSHARDS; i++) {
+        struct dir_shard *s = &d->shards[i];
+        int ok = 0;
+        for (int tries = 0; !ok && tries < DIR_READ_TRIES; tries++) {
+            uint32_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+            if (seq & 1)
+                continue;
+            for (int k = 0; k <= nn; k++)
+                acc[k] = LD(s->totals[k]);
+            ok = seq_again(&s->seq) == seq;
+        }
+        if (!ok) {
+            pthread_mutex_lock(&s->lock);
+            memcpy(acc, s->totals, sizeof acc);
+            pthread_mutex_unlock(&s->lock);
+        }
+        for (int k = 0; k <= nn; k++)
+            sum[k] += acc[k];
+    }
     if (bytes)
-        memcpy(bytes, d->totals, (size_t)d->nnodes * sizeof *bytes);
+        memcpy(bytes, sum, (size_t)nn * sizeof *bytes);
     if (spread)
-        *spread = d->spread_total;
-    pthread_rwlock_unlock(&d->lock);
+        *spread = sum[nn];
 }
 
 size_t lc_dir_entries(struct lc_directory *d)
 {
-    pthread_rwlock_rdlock(&d->lock);
-    size_t n = d->count;
-    pthread_rwlock_unlock(&d->lock);
+    size_t n = 0;
+    for (unsigned i = 0; i < DIR_NSHARDS; i++)
+        n += LD(d->shards[i].count);
     return n;
 }
 
-static int foreach_walk(const struct lc_dir_entry *t,
-                        int (*fn)(uintptr_t, size_t, int, void *), void *arg)
-{
-    while (t) {
-        int rc = foreach_walk(t->left, fn, arg);
-        if (rc)
-            return rc;
-        if ((rc = fn(t->lo, t->hi - t->lo, t->node, arg)) != 0)
-            return rc;
-        t = t->right;
-    }
-    return 0;
-}
-
+/* Every shard locked: calls fn on the entries in address order, taking
+ * the lowest next entry of all shards each time (for reports and tests). */
 int lc_dir_foreach(struct lc_directory *d,
                    int (*fn)(uintptr_t addr, size_t size, int node, void *arg), void *arg)
 {
-    pthread_rwlock_rdlock(&d->lock);
-    int rc = foreach_walk(d->root, fn, arg);
-    pthread_rwlock_unlock(&d->lock);
+    int rc = 0;
+    lock_mask(d, ~UINT64_C(0));
+    uintptr_t x = 0;
+    for (;;) {
+        const struct lc_dir_entry *best = NULL;
+        for (unsigned i = 0; i < DIR_NSHARDS; i++) {
+            const struct lc_dir_entry *e = first_from(&d->shards[i], x);
+            if (e && (!best || e->lo < best->lo))
+                best = e;
+        }
+        if (!best || (rc = fn(best->lo, best->hi - best->lo, best->node, arg)) != 0)
+            break;
+        x = best->hi;
+        if (x == UINTPTR_MAX)
+            break;
+    }
+    unlock_mask(d, ~UINT64_C(0));
     return rc;
 }
+
+/* ------------------------------------------------------------ life */
+
+struct lc_directory *lc_dir_create(int nnodes)
+{
+    if (nnodes < 0)
+        return NULL;
+    /* One block: the directory, every shard's totals and first bucket
+     * array (one allocation, so that init under memory pressure fails or
+     * succeeds early). */
+    size_t stride = ((size_t)nnodes + 1 + 7) / 8 * 8;   /* whole cache lines */
+    size_t tsize = sizeof(struct dir_table) + ((size_t)1 << DIR_INITIAL_LOG2) * sizeof(void *);
+    tsize = (tsize + 63) / 64 * 64;
+    size_t sz = sizeof(struct lc_directory) + DIR_NSHARDS * (stride * sizeof(uint64_t) + tsize);
+    struct lc_directory *d = lc_mem_alloc(sz, 64);
+    if (!d)
+        return NULL;
+    memset(d, 0, sz);
+    d->nnodes = nnodes;
+    d->bytes = sz;
+    char *p = (char *)(d + 1);
+    for (unsigned i = 0; i < DIR_NSHARDS; i++) {
+        struct dir_shard *s = &d->shards[i];
+        s->totals = (uint64_t *)p;
+        p += stride * sizeof(uint64_t);
+        s->table = (struct dir_table *)p;
+        p += tsize;
+        s->table->shift = 64 - DIR_INITIAL_LOG2;
+        s->table->embedded = 1;
+        s->rng = ((uint64_t)(uintptr_t)s ^ UINT64_C(0x853C49E6748FEA9B)) | 1;
+        pthread_mutex_init(&s->lock, NULL);   /* default attributes: cannot fail */
+    }
+    return d;
+}
+
+void lc_dir_destroy(struct lc_directory *d)
+{
+    if (!d)
+        return;
+    for (unsigned i = 0; i < DIR_NSHARDS; i++) {
+        struct dir_shard *s = &d->shards[i];
+        for (size_t k = 0, n = table_size(s->table); k < n; k++) {
+            struct lc_dir_entry *e = s->table->b[k], *next;
+            for (; e; e = next) {
+                next = e->hnext;
+                lc_mem_free(e, sizeof *e);
+            }
+        }
+        for (struct lc_dir_entry *e = s->free, *next; e; e = next) {
+            next = e->hnext;
+            lc_mem_free(e, sizeof *e);
+        }
+        for (struct dir_table *t = s->table, *older; t && !t->embedded; t = older) {
+            older = t->older;
+            lc_mem_free(t, sizeof *t + table_size(t) * sizeof t->b[0]);
+        }
+        pthread_mutex_destroy(&s->lock);
+    }
+    lc_mem_free(d, d->bytes);
+}
+
+/* ------------------------------------------------------------ checks */
 
 /* Sums per node in [base, base+CHECK_CHUNK) on a stack array: the check
  * allocates nothing, so it can run while a test's fault countdown is set. */
@@ -496,6 +986,7 @@ int lc_dir_foreach(struct lc_directory *d,
 
 struct check_state {
     const struct lc_directory *d;
+    const struct dir_shard *s;
     const struct lc_dir_entry *prev;
     size_t seen;
     int base;
@@ -514,6 +1005,9 @@ static int check_walk(const struct lc_dir_entry *t, struct check_state *s)
         return rc;
     if (t->lo >= t->hi)
         return -EFAULT;
+    if (t->lo >> DIR_GRAIN_SHIFT != (t->hi - 1) >> DIR_GRAIN_SHIFT
+        || &s->d->shards[shard_of(t->lo)] != s->s)
+        return -EFAULT;   /* crosses a granule, or in the wrong shard */
     if (s->prev && s->prev->hi > t->lo)
         return -EFAULT;   /* out of order or overlapping */
     if (t->node == LC_DIR_SPREAD)
@@ -522,33 +1016,50 @@ static int check_walk(const struct lc_dir_entry *t, struct check_state *s)
         return -EFAULT;
     else if (t->node >= s->base && t->node - s->base < CHECK_CHUNK)
         s->totals[t->node - s->base] += t->hi - t->lo;
-    if (hash_find(s->d, t->lo) != t)
+    if (hash_find(s->s, t->lo) != t)
         return -EFAULT;
     s->prev = t;
     s->seen++;
     return check_walk(t->right, s);
 }
 
+static int check_shard(const struct lc_directory *d, const struct dir_shard *sh)
+{
+    int rc = 0, nn = d->nnodes;
+    if (LD(sh->seq) & 1)
+        return -EFAULT;
+    for (int base = 0; rc == 0 && (base == 0 || base < nn); base += CHECK_CHUNK) {
+        struct check_state s = { .d = d, .s = sh, .base = base };
+        rc = check_walk(sh->root, &s);
+        if (rc == 0 && (s.seen != sh->count || s.spread != sh->totals[nn]))
+            rc = -EFAULT;
+        for (int i = base; rc == 0 && i < nn && i - base < CHECK_CHUNK; i++)
+            if (s.totals[i - base] != sh->totals[i])
+                rc = -EFAULT;
+    }
+    size_t hashed = 0, nfree = 0;
+    for (size_t i = 0, n = table_size(sh->table); rc == 0 && i < n; i++)
+        for (const struct lc_dir_entry *e = sh->table->b[i]; e; e = e->hnext)
+            if (++hashed > sh->count)
+                return -EFAULT;
+    if (rc == 0 && hashed != sh->count)
+        rc = -EFAULT;
+    for (const struct lc_dir_entry *e = sh->free; rc == 0 && e; e = e->hnext)
+        if (++nfree > sh->nfree)
+            return -EFAULT;
+    if (rc == 0 && nfree != sh->nfree)
+        rc = -EFAULT;
+    return rc;
+}
+
 int lc_dir_check(struct lc_directory *d)
 {
     int rc = 0;
-    pthread_rwlock_rdlock(&d->lock);
-    for (int base = 0; rc == 0 && (base == 0 || base < d->nnodes); base += CHECK_CHUNK) {
-        struct check_state s = { .d = d, .base = base };
-        rc = check_walk(d->root, &s);
-        if (rc == 0 && (s.seen != d->count || s.spread != d->spread_total))
-            rc = -EFAULT;
-        for (int i = base; rc == 0 && i < d->nnodes && i - base < CHECK_CHUNK; i++)
-            if (s.totals[i - base] != d->totals[i])
-                rc = -EFAULT;
+    for (unsigned i = 0; rc == 0 && i < DIR_NSHARDS; i++) {
+        pthread_mutex_lock(&d->shards[i].lock);
+        rc = check_shard(d, &d->shards[i]);
+        pthread_mutex_unlock(&d->shards[i].lock);
     }
-    size_t hashed = 0;
-    for (size_t i = 0, n = nbuckets(d); rc == 0 && i < n; i++)
-        for (const struct lc_dir_entry *e = d->buckets[i]; e; e = e->hnext)
-            hashed++;
-    if (rc == 0 && hashed != d->count)
-        rc = -EFAULT;
-    pthread_rwlock_unlock(&d->lock);
     return rc;
 }
 

@@ -3,8 +3,10 @@
  * byte range the runtime has seen (paper section 4: the node of the task
  * that first touched a region, or the kernel's answer for data the main
  * program initialised).  Regions are disjoint inside; recording a range
- * overwrites what it overlaps (splitting entries at its ends).  Thread-safe:
- * spawners query while completing tasks record.
+ * overwrites what it overlaps (splitting entries at its ends), and a range
+ * is kept as one entry per 2 MiB granule it covers.  Thread-safe: spawners
+ * query while completing tasks record; a query writes no shared memory
+ * (sharded by address, a sequence lock per shard: see directory.c).
  */
 #ifndef LC_DIRECTORY_H
 #define LC_DIRECTORY_H
@@ -23,6 +25,16 @@ void lc_dir_destroy(struct lc_directory *d);
 /* [addr, addr+size) lives on node (0..nnodes-1, or LC_DIR_SPREAD).  0 or -ENOMEM
  * (then the directory is unchanged). */
 int lc_dir_record(struct lc_directory *d, uintptr_t addr, size_t size, int node);
+
+/*
+ * Books on node only the parts of [addr, addr+size) the directory knows
+ * nothing of (the gaps); the known parts keep their home.  Calls fn (may
+ * be NULL) on each gap booked, in address order, with a shard's lock held:
+ * fn must not call the directory.  0, -EINVAL or -ENOMEM (then the
+ * directory is unchanged and fn was not called).
+ */
+int lc_dir_record_gaps(struct lc_directory *d, uintptr_t addr, size_t size, int node,
+                       void (*fn)(uintptr_t addr, size_t size, void *arg), void *arg);
 
 /* Forgets [addr, addr+size) (e.g. freed memory).  0 or -ENOMEM (only when an
  * entry had to be split and could not). */
@@ -53,20 +65,22 @@ size_t lc_dir_entries(struct lc_directory *d);
 long lc_pages_where(uintptr_t addr, size_t size, unsigned max_pages,
                     uint64_t *os_bytes, int nos);
 
-/* lc_dir_record and lc_dir_forget also return -EINVAL for a range that
- * wraps past the end of the address space, lc_dir_record for a node
- * outside 0..nnodes-1 that is not LC_DIR_SPREAD; size 0 does nothing. */
+/* lc_dir_record, lc_dir_record_gaps and lc_dir_forget also return -EINVAL
+ * for a range that wraps past the end of the address space, the first two
+ * for a node outside 0..nnodes-1 that is not LC_DIR_SPREAD and -E2BIG for
+ * a range over 1 TiB (2^19 entries); size 0 does nothing. */
 
 /*
- * Calls fn on every entry in address order, under the read lock (fn must
- * not change the directory); stops at and returns fn's first non-zero
+ * Calls fn on every entry in address order, with every shard locked (fn
+ * must not call the directory); stops at and returns fn's first non-zero
  * answer, else 0.  For reports and tests.
  */
 int lc_dir_foreach(struct lc_directory *d,
                    int (*fn)(uintptr_t addr, size_t size, int node, void *arg), void *arg);
 
-/* Checks the internal invariants (order, disjointness, treap heap order,
- * hash, entry count, running totals); 0 or -EFAULT.  Allocates nothing.
+/* Checks the internal invariants of every shard (order, disjointness,
+ * entries inside one granule of their own shard, treap heap order, hash,
+ * entry count, free list, running totals); 0 or -EFAULT.  Allocates nothing.
  * For tests. */
 int lc_dir_check(struct lc_directory *d);
 

@@ -3,16 +3,30 @@
  * the task ran (the runtime's own account of coherence movement, paper
  * sections 4 and 6), on machines and virtual topologies of several nodes.
  *
- * At spawn every dependency is looked up in the data-location directory.
- * Bytes it does not know are resolved once: on a real machine the kernel is
- * asked where the pages are (move_pages, nothing moves); pages never
- * touched, when the task writes them, make it a first-touch task, whose
- * regions are booked on the node the scheduler deals it to (interleaved
- * when pages are interleaved).  Read-only data nobody wrote is booked on the
- * initial thread's node, which is where the main program touched it.  When
- * the task runs, a first-touch region moves to the node it really ran on
- * (stolen tasks touch their pages elsewhere), and every other dependency is
- * counted local / near / far from the running worker's node.
+ * At spawn every dependency is looked up in the data-location directory
+ * (alloc/directory.c: a lookup writes no shared memory, so spawners on
+ * every node query at once).  Bytes it does not know are resolved once: on
+ * a real machine the kernel is asked where the pages are (move_pages,
+ * nothing moves); pages never touched, when the task writes them, make it
+ * a first-touch task, whose regions are booked on the node the scheduler
+ * deals it to (interleaved when pages are interleaved).  Read-only data
+ * nobody wrote is booked on the initial thread's node, which is where the
+ * main program touched it.  Only the unknown parts of a range are booked
+ * (lc_dir_record_gaps): a dependency that is partly known keeps the home of
+ * its known part.
+ *
+ * The per-node byte counts computed for placement are kept with the task
+ * (struct lc_task_loc: one (node, bytes) pair per node holding some, the
+ * interleaved bytes, the bytes it touches first), so that running it costs
+ * no directory lookup: the account is of where the bytes were when the
+ * task was placed.  Data moved between spawn and run (another task's
+ * first touch, locus_forget) is not seen by it.  Only first-touch ranges
+ * change at run: when the task runs on another node than the one they were
+ * booked on (a stolen task touches its pages where it runs), its gaps are
+ * booked again there, at most LC_LOC_GAPS of them (further gaps, which
+ * take a dependency that is known in more than that many pieces, stay
+ * where they were booked).  A first-touch task's own bytes are counted
+ * local to the node that ran it.
  */
 #include <errno.h>
 #include <numaif.h>
@@ -27,17 +41,44 @@
 
 #define LC_PAGE_SAMPLES 16
 
-struct lc_dep_loc {
-    uintptr_t addr;
-    size_t size;
-    uint8_t first;          /* this task first touches the range */
+#define LC_LOC_GAPS 8
+
+struct lc_loc_bytes {
+    int32_t node;
+    uint64_t bytes;
 };
 
-struct lc_task_loc {
-    uint32_t n;
-    int32_t booked;         /* where first-touched ranges were booked at spawn */
-    struct lc_dep_loc d[];
+struct lc_loc_gap {
+    uintptr_t addr;
+    size_t size;
 };
+
+/* What lc_locality_run needs, computed at spawn: npairs lc_loc_bytes, then
+ * ngaps lc_loc_gap (the ranges this task booked as first-toucher). */
+struct lc_task_loc {
+    uint16_t npairs;
+    uint16_t ngaps;
+    uint8_t first;          /* a first-touch task */
+    int32_t booked;         /* where its first-touched ranges were booked at spawn */
+    uint64_t spread;        /* bytes interleaved over every node in use */
+    uint64_t touched;       /* bytes it touches first: on the node it runs on */
+    struct lc_loc_bytes p[];
+};
+
+/* Collects the gaps a first-touch task books (lc_dir_record_gaps). */
+struct gap_list {
+    uint32_t n;
+    uint64_t bytes;
+    struct lc_loc_gap g[LC_LOC_GAPS];
+};
+
+static void keep_gap(uintptr_t addr, size_t size, void *arg)
+{
+    struct gap_list *l = arg;
+    if (l->n < LC_LOC_GAPS)
+        l->g[l->n++] = (struct lc_loc_gap){ addr, size };
+    l->bytes += size;
+}
 
 int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen)
 {
@@ -153,101 +194,97 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
     int nn = rt->topo.nnodes, interleave = rt->opt.pages == LC_PAGES_INTERLEAVE;
     uint64_t bytes[nn], spread = 0;
     struct lc_placement pl = { 0, 0, bytes, 0 };
-    struct lc_task_loc *loc = lc_mem_alloc(sizeof *loc + ndeps * sizeof loc->d[0], 0);
+    struct gap_list gaps;
 
     memset(bytes, 0, sizeof bytes);
     for (size_t i = 0; i < ndeps; i++) {
         uintptr_t a = (uintptr_t)deps[i].addr;
         size_t size = deps[i].size;
         size_t unknown = lc_dir_query(rt->dir, a, size, bytes, &spread);
-        uint8_t first = 0;
-        if (unknown) {
-            int home = rt->topo.is_virtual ? -1 : kernel_home(rt, a, size);
-            if (home < 0 && deps[i].access != LOCUS_ACCESS_IN) {
-                first = 1;
-                pl.first_touch = 1;
-                pl.fresh += unknown;
-            } else {
-                if (home < 0)
-                    home = rt->initial_node;
-                if (interleave && rt->topo.is_virtual)
-                    home = LC_DIR_SPREAD;
-                lc_dir_record(rt->dir, a, size, home);
-                if (home == LC_DIR_SPREAD)
-                    spread += unknown;
-                else
-                    bytes[home] += unknown;
-            }
+        if (!unknown)
+            continue;
+        int home = rt->topo.is_virtual ? -1 : kernel_home(rt, a, size);
+        if (home < 0 && deps[i].access != LOCUS_ACCESS_IN) {
+            pl.first_touch = 1;
+            pl.fresh += unknown;
+            continue;
         }
-        if (loc)
-            loc->d[i] = (struct lc_dep_loc){ a, size, first };
+        if (home < 0)
+            home = rt->initial_node;
+        if (interleave && rt->topo.is_virtual)
+            home = LC_DIR_SPREAD;
+        lc_dir_record_gaps(rt->dir, a, size, home, NULL, NULL);
+        if (home == LC_DIR_SPREAD)
+            spread += unknown;
+        else
+            bytes[home] += unknown;
     }
     pl.spread = spread;
     t->node = -1;
     if (rt->sched->place)
         rt->sched->place(w, t, &pl);
     int booked = interleave ? LC_DIR_SPREAD : t->node >= 0 ? t->node : w->node;
+    gaps.n = 0;
+    gaps.bytes = 0;
     if (pl.first_touch)
         for (size_t i = 0; i < ndeps; i++)
-            if (deps[i].access != LOCUS_ACCESS_IN
-                && lc_dir_query(rt->dir, (uintptr_t)deps[i].addr, deps[i].size, bytes, &spread))
-                lc_dir_record(rt->dir, (uintptr_t)deps[i].addr, deps[i].size, booked);
-    if (loc) {
-        loc->n = (uint32_t)ndeps;
-        loc->booked = booked;
-        t->loc = loc;
-    }
+            if (deps[i].access != LOCUS_ACCESS_IN)
+                lc_dir_record_gaps(rt->dir, (uintptr_t)deps[i].addr, deps[i].size, booked,
+                                   keep_gap, &gaps);
+
+    uint16_t npairs = 0;
+    for (int n = 0; n < nn; n++)
+        npairs += bytes[n] != 0;
+    struct lc_task_loc *loc = lc_mem_alloc(sizeof *loc + npairs * sizeof loc->p[0]
+                                           + gaps.n * sizeof(struct lc_loc_gap), 0);
+    if (!loc)
+        return;   /* not counted: the report is an estimate, the task still runs */
+    loc->npairs = npairs;
+    loc->ngaps = (uint16_t)gaps.n;
+    loc->first = (uint8_t)pl.first_touch;
+    loc->booked = booked;
+    loc->spread = spread;
+    loc->touched = gaps.bytes;
+    for (int n = 0, k = 0; n < nn; n++)
+        if (bytes[n])
+            loc->p[k++] = (struct lc_loc_bytes){ n, bytes[n] };
+    memcpy(&loc->p[npairs], gaps.g, gaps.n * sizeof gaps.g[0]);
+    t->loc = loc;
 }
 
-/* Counts bytes that live on node `home` (or spread) for a task run on node. */
-static void count_bytes(struct lc_worker *w, int node, const uint64_t *bytes, uint64_t spread,
-                        uint64_t unknown)
+/* Counts bytes interleaved over the nodes in use for a task run on node. */
+static void count_spread(struct lc_worker *w, int node, uint64_t spread)
 {
     struct lc_runtime *rt = w->rt;
-    int nn = rt->topo.nnodes;
-    for (int n = 0; n < nn; n++)
-        if (bytes[n])
-            lc_stat_add(&w->stats.bytes[lc_topology_class(&rt->topo, node, n)], bytes[n]);
-    if (spread) {
-        const int *c = rt->spread_classes[node];
-        uint64_t local = spread * (uint64_t)c[0] / (uint64_t)rt->n_ft_nodes;
-        uint64_t near = spread * (uint64_t)c[1] / (uint64_t)rt->n_ft_nodes;
-        lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], local);
-        lc_stat_add(&w->stats.bytes[LC_DIST_NEAR], near);
-        lc_stat_add(&w->stats.bytes[LC_DIST_FAR], spread - local - near);
-    }
-    if (unknown)   /* forgotten meanwhile (locus_forget): touched here, so local */
-        lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], unknown);
+    const int *c = rt->spread_classes[node];
+    uint64_t local = spread * (uint64_t)c[0] / (uint64_t)rt->n_ft_nodes;
+    uint64_t near = spread * (uint64_t)c[1] / (uint64_t)rt->n_ft_nodes;
+    lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], local);
+    lc_stat_add(&w->stats.bytes[LC_DIST_NEAR], near);
+    lc_stat_add(&w->stats.bytes[LC_DIST_FAR], spread - local - near);
 }
 
 void lc_locality_run(struct lc_worker *w, struct lc_task *t)
 {
     struct lc_runtime *rt = w->rt;
     struct lc_task_loc *loc = t->loc;
-    int nn = rt->topo.nnodes, interleave = rt->opt.pages == LC_PAGES_INTERLEAVE;
-    uint64_t bytes[nn];
-    int first = 0;
+    int node = w->node, interleave = rt->opt.pages == LC_PAGES_INTERLEAVE;
 
     t->loc = NULL;
-    for (uint32_t i = 0; i < loc->n; i++) {
-        const struct lc_dep_loc *d = &loc->d[i];
-        uint64_t spread = 0;
-        memset(bytes, 0, sizeof bytes);
-        if (d->first) {
-            first = 1;
-            if (!interleave && loc->booked != w->node)
-                lc_dir_record(rt->dir, d->addr, d->size, w->node);
-            if (interleave)
-                spread = d->size;
-            else
-                bytes[w->node] = d->size;
-            count_bytes(w, w->node, bytes, spread, 0);
-        } else {
-            size_t unknown = lc_dir_query(rt->dir, d->addr, d->size, bytes, &spread);
-            count_bytes(w, w->node, bytes, spread, unknown);
-        }
+    if (loc->ngaps && !interleave && loc->booked != node) {
+        const struct lc_loc_gap *g = (const struct lc_loc_gap *)&loc->p[loc->npairs];
+        for (uint32_t i = 0; i < loc->ngaps; i++)
+            lc_dir_record(rt->dir, g[i].addr, g[i].size, node);
     }
-    if (first)
+    for (uint32_t i = 0; i < loc->npairs; i++)
+        lc_stat_add(&w->stats.bytes[lc_topology_class(&rt->topo, node, loc->p[i].node)],
+                    loc->p[i].bytes);
+    uint64_t spread = loc->spread + (interleave ? loc->touched : 0);
+    if (spread)
+        count_spread(w, node, spread);
+    if (loc->touched && !interleave)
+        lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], loc->touched);
+    if (loc->first)
         lc_stat_add(&w->stats.first_touch, 1);
     lc_mem_free(loc, 0);
 }

@@ -2,8 +2,11 @@
  * test_directory.c - tests of the data-location directory (alloc/directory.c):
  * exact and overlapping records, partly unknown queries, spread, forget,
  * running totals against a recount, a randomized run against a byte-array
- * model, allocation failure leaving the state unchanged, concurrent writers
- * and readers, and the kernel page-location sampling (lc_pages_where).
+ * model, allocation failure leaving the state unchanged (also for ranges
+ * split over several shards), booking only the gaps of a range, ranges
+ * crossing 2 MiB granules, concurrent writers and readers (a reader must
+ * never see a half-done change of a shard), and the kernel page-location
+ * sampling (lc_pages_where).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -131,11 +134,11 @@ static void test_create_destroy(void **state)
     assert_totals_recount(d);
     lc_dir_destroy(d);
 
+    /* one allocation: the directory with every shard */
     lc_mem_fail_after(1);
     assert_null(lc_dir_create(NNODES));
-    lc_mem_fail_after(2);
-    assert_null(lc_dir_create(NNODES));
     lc_mem_fail_after(0);
+    assert_null(lc_dir_create(-1));
 }
 
 static void test_invalid(void **state)
@@ -520,6 +523,171 @@ static void test_enomem(void **state)
     lc_dir_destroy(d);
 }
 
+/* ---------------------------------------------------------------- gaps */
+
+struct gapcol {
+    size_t n;
+    uintptr_t lo[16];
+    size_t size[16];
+};
+
+static void gap_cb(uintptr_t addr, size_t size, void *arg)
+{
+    struct gapcol *g = arg;
+    if (g->n < 16) {
+        g->lo[g->n] = addr;
+        g->size[g->n] = size;
+    }
+    g->n++;
+}
+
+static int op_gaps(struct lc_directory *d)
+{
+    return lc_dir_record_gaps(d, BASE, 500, LC_DIR_SPREAD, NULL, NULL);
+}
+
+static void test_gaps(void **state)
+{
+    (void)state;
+    struct lc_directory *d = lc_dir_create(NNODES);
+    assert_int_equal(rec(d, 100, 200, 0), 0);
+    assert_int_equal(rec(d, 300, 400, 1), 0);
+
+    /* A partly known range: only the gaps are booked, the known parts keep
+     * their home (a plain record would move them to node 2). */
+    struct gapcol g = { 0 };
+    assert_int_equal(lc_dir_record_gaps(d, BASE, 500, 2, gap_cb, &g), 0);
+    assert_int_equal(g.n, 3);
+    assert_int_equal(g.lo[0], BASE);
+    assert_int_equal(g.size[0], 100);
+    assert_int_equal(g.lo[1], BASE + 200);
+    assert_int_equal(g.size[1], 100);
+    assert_int_equal(g.lo[2], BASE + 400);
+    assert_int_equal(g.size[2], 100);
+    expect_query(d, 0, 500, 100, 100, 300, 0, 0);
+    expect_query(d, 100, 200, 100, 0, 0, 0, 0);
+    expect_query(d, 300, 400, 0, 100, 0, 0, 0);
+    assert_int_equal(lc_dir_entries(d), 5);
+    assert_totals_recount(d);
+
+    /* Everything known: nothing booked, nothing called. */
+    memset(&g, 0, sizeof g);
+    assert_int_equal(lc_dir_record_gaps(d, BASE + 50, 400, 0, gap_cb, &g), 0);
+    assert_int_equal(g.n, 0);
+    expect_query(d, 0, 500, 100, 100, 300, 0, 0);
+
+    /* Starting and ending inside known entries, one gap between. */
+    assert_int_equal(fgt(d, 200, 300), 0);
+    memset(&g, 0, sizeof g);
+    assert_int_equal(lc_dir_record_gaps(d, BASE + 150, 200, 0, gap_cb, &g), 0);
+    assert_int_equal(g.n, 1);
+    assert_int_equal(g.lo[0], BASE + 200);
+    assert_int_equal(g.size[0], 100);
+    expect_query(d, 0, 500, 200, 100, 200, 0, 0);
+    /* Inside one entry, and past the last one. */
+    assert_int_equal(lc_dir_record_gaps(d, BASE + 120, 10, 1, NULL, NULL), 0);
+    expect_query(d, 100, 200, 100, 0, 0, 0, 0);
+    assert_int_equal(lc_dir_record_gaps(d, BASE + 450, 100, 1, NULL, NULL), 0);
+    expect_query(d, 400, 550, 0, 50, 100, 0, 0);
+    assert_totals_recount(d);
+
+    /* Bad input changes nothing. */
+    assert_int_equal(lc_dir_record_gaps(d, BASE + 600, 10, NNODES, NULL, NULL), -EINVAL);
+    assert_int_equal(lc_dir_record_gaps(d, BASE + 600, 10, -1, NULL, NULL), -EINVAL);
+    assert_int_equal(lc_dir_record_gaps(d, UINTPTR_MAX - 5, 10, 0, NULL, NULL), -EINVAL);
+    assert_int_equal(lc_dir_record_gaps(d, BASE, (size_t)1 << 41, 0, NULL, NULL), -E2BIG);
+    assert_int_equal(lc_dir_record(d, BASE, (size_t)1 << 41, 0), -E2BIG);
+    assert_int_equal(lc_dir_record_gaps(d, BASE + 600, 0, 0, NULL, NULL), 0);
+    expect_query(d, 0, 1000, 200, 150, 200, 0, 450);
+    assert_totals_recount(d);
+    lc_dir_destroy(d);
+
+    /* Out of memory: three gaps, three allocations; each failure leaves
+     * the directory as it was and calls nothing. */
+    d = lc_dir_create(NNODES);
+    assert_int_equal(rec(d, 100, 200, 0), 0);
+    assert_int_equal(rec(d, 300, 400, 1), 0);
+    memset(&g, 0, sizeof g);
+    lc_mem_fail_after(1);
+    assert_int_equal(lc_dir_record_gaps(d, BASE, 500, 2, gap_cb, &g), -ENOMEM);
+    lc_mem_fail_after(0);
+    assert_int_equal(g.n, 0);
+    expect_query(d, 0, 500, 100, 100, 0, 0, 300);
+    assert_int_equal(fail_until_done(d, op_gaps), 2);   /* one spare was kept */
+    expect_query(d, 0, 500, 100, 100, 0, 300, 0);
+    assert_totals_recount(d);
+    lc_dir_destroy(d);
+}
+
+/* ---------------------------------------------------------------- granules */
+
+#define GRAIN ((uintptr_t)1 << 21)
+#define GBASE (64 * GRAIN)
+
+static int op_record_granules(struct lc_directory *d)
+{
+    return lc_dir_record(d, GBASE + GRAIN - 100, 2 * GRAIN + 200, 1);
+}
+
+static int snap_ordered(uintptr_t addr, size_t size, int node, void *arg)
+{
+    uintptr_t *next = arg;
+    (void)node;
+    if (addr < *next)
+        return -EFAULT;
+    *next = addr + size;
+    return 0;
+}
+
+/* Ranges crossing the 2 MiB granules, stored one entry per granule in
+ * different shards, behave as one range. */
+static void test_granules(void **state)
+{
+    (void)state;
+    struct lc_directory *d = lc_dir_create(NNODES);
+    /* Out of memory first: four pieces, four entries to allocate (in as
+     * many shards); the spares a failed try got stay, so three failures. */
+    assert_int_equal(fail_until_done(d, op_record_granules), 3);
+    assert_int_equal(lc_dir_entries(d), 4);
+    assert_int_equal(lc_dir_check(d), 0);
+    uint64_t b[NNODES] = { 0 }, s = 0;
+    assert_int_equal(lc_dir_query(d, GBASE + GRAIN - 100, 2 * GRAIN + 200, b, &s), 0);
+    assert_int_equal(b[1], 2 * GRAIN + 200);
+    memset(b, 0, sizeof b);
+    assert_int_equal(lc_dir_query(d, GBASE, 4 * GRAIN, b, NULL), 2 * GRAIN - 200);
+    assert_int_equal(b[1], 2 * GRAIN + 200);
+
+    /* Overwrite across one boundary: trims two pieces, adds two. */
+    assert_int_equal(lc_dir_record(d, GBASE + 2 * GRAIN - 50, 100, 2), 0);
+    assert_int_equal(lc_dir_entries(d), 6);
+    memset(b, 0, sizeof b);
+    assert_int_equal(lc_dir_query(d, GBASE + 2 * GRAIN - 60, 120, b, NULL), 0);
+    assert_int_equal(b[1], 20);
+    assert_int_equal(b[2], 100);
+    /* Gaps across boundaries. */
+    assert_int_equal(lc_dir_record_gaps(d, GBASE, 4 * GRAIN, 0, NULL, NULL), 0);
+    memset(b, 0, sizeof b);
+    assert_int_equal(lc_dir_query(d, GBASE, 4 * GRAIN, b, NULL), 0);
+    assert_int_equal(b[0], 2 * GRAIN - 200);
+    assert_int_equal(b[1], 2 * GRAIN + 100);
+    assert_int_equal(b[2], 100);
+    uintptr_t next = 0;
+    assert_int_equal(lc_dir_foreach(d, snap_ordered, &next), 0);
+    assert_int_equal(next, GBASE + 4 * GRAIN);
+    assert_totals_recount(d);
+
+    /* Forget across boundaries, then everything at once. */
+    assert_int_equal(lc_dir_forget(d, GBASE + GRAIN / 2, 2 * GRAIN), 0);
+    memset(b, 0, sizeof b);
+    assert_int_equal(lc_dir_query(d, GBASE, 4 * GRAIN, b, NULL), 2 * GRAIN);
+    assert_int_equal(lc_dir_check(d), 0);
+    assert_int_equal(lc_dir_forget(d, 0, UINTPTR_MAX), 0);
+    assert_int_equal(lc_dir_entries(d), 0);
+    assert_int_equal(lc_dir_query(d, 0, UINTPTR_MAX, NULL, NULL), UINTPTR_MAX);
+    assert_totals_recount(d);
+    lc_dir_destroy(d);
+}
+
 /* ---------------------------------------------------------------- threads */
 
 #define TILE 256
@@ -598,6 +766,90 @@ static void test_concurrent(void **state)
     const uint64_t half = (uint64_t)TILE * TILES_PER_WRITER;
     expect_query(d, 0, 2 * half, half, half, 0, 0, 0);
     assert_totals_recount(d);
+    lc_dir_destroy(d);
+}
+
+/*
+ * Tiles in four 2 MiB granules (so four shards, four tiles each), always fully
+ * known, changed in ways that take the tree apart and put it back: whole
+ * tile on one node, first half elsewhere, middle half spread.  A reader
+ * must always see a state between two changes: the whole tile known, each
+ * node's share a multiple of a quarter tile.
+ */
+#define CT_TILES 16
+#define CT_SIZE 4096
+
+struct ct {
+    struct lc_directory *d;
+    int iters;
+    int id;
+};
+
+static uintptr_t ct_tile(int t)
+{
+    return GBASE + (uintptr_t)(t % 4) * GRAIN + (uintptr_t)(t / 4) * 2 * CT_SIZE + 512;
+}
+
+static void *ct_writer(void *arg)
+{
+    struct ct *c = arg;
+    for (int it = 0; it < c->iters; it++) {
+        int t = 2 * (it % (CT_TILES / 2)) + c->id;   /* the writers' tiles are disjoint */
+        uintptr_t a = ct_tile(t);
+        int rc;
+        switch (it / (CT_TILES / 2) % 3) {
+        case 0: rc = lc_dir_record(c->d, a, CT_SIZE, it % NNODES); break;
+        case 1: rc = lc_dir_record(c->d, a, CT_SIZE / 2, (it + 1) % NNODES); break;
+        default: rc = lc_dir_record(c->d, a + CT_SIZE / 4, CT_SIZE / 2, LC_DIR_SPREAD); break;
+        }
+        if (rc != 0)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void *ct_reader(void *arg)
+{
+    struct ct *c = arg;
+    for (int it = 0; it < c->iters; it++) {
+        int t = it % CT_TILES;
+        uint64_t b[NNODES] = { 0 }, s = 0;
+        /* one tile (all known), or a granule's worth from a tile on: whole
+         * tiles known (across a granule boundary, two shards) */
+        size_t n = it % 4 ? CT_SIZE : GRAIN + CT_SIZE;
+        size_t u = lc_dir_query(c->d, ct_tile(t % 3 + 4 * (t / 4)), n, b, &s);
+        if ((it % 4 ? u != 0 : (n - u) % CT_SIZE != 0) || u + s + b[0] + b[1] + b[2] != n)
+            return (void *)1;
+        if (s % (CT_SIZE / 4) || b[0] % (CT_SIZE / 4) || b[1] % (CT_SIZE / 4)
+            || b[2] % (CT_SIZE / 4))
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void test_concurrent_tiles(void **state)
+{
+    (void)state;
+    struct lc_directory *d = lc_dir_create(NNODES);
+    for (int t = 0; t < CT_TILES; t++)
+        assert_int_equal(lc_dir_record(d, ct_tile(t), CT_SIZE, 0), 0);
+    const int iters = sanitizer() ? 5000 : 100000;
+    struct ct c[4];
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++) {
+        c[i] = (struct ct){ .d = d, .iters = iters, .id = i % 2 };
+        assert_int_equal(pthread_create(&th[i], NULL, i < 2 ? ct_writer : ct_reader, &c[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        void *ret;
+        assert_int_equal(pthread_join(th[i], &ret), 0);
+        assert_null(ret);
+    }
+    assert_totals_recount(d);
+    uint64_t b[NNODES] = { 0 }, s = 0;
+    for (int t = 0; t < CT_TILES; t++)
+        assert_int_equal(lc_dir_query(d, ct_tile(t), CT_SIZE, b, &s), 0);
+    assert_int_equal(b[0] + b[1] + b[2] + s, CT_TILES * CT_SIZE);
     lc_dir_destroy(d);
 }
 
@@ -704,7 +956,10 @@ int main(void)
         cmocka_unit_test(test_many),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_enomem),
+        cmocka_unit_test(test_gaps),
+        cmocka_unit_test(test_granules),
         cmocka_unit_test(test_concurrent),
+        cmocka_unit_test(test_concurrent_tiles),
         cmocka_unit_test(test_pages_where),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
