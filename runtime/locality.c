@@ -5,27 +5,32 @@
  *
  * At spawn every dependency is looked up in the data-location directory.
  * Bytes it does not know are resolved once: on a real machine the kernel is
- * asked where the pages are (move_pages, nothing moves); pages never
- * touched, when the task writes them, make it a first-touch task, whose
- * regions are booked on the node the scheduler deals it to (interleaved
- * when pages are interleaved).  Read-only data nobody wrote is booked on the
- * initial thread's node, which is where the main program touched it.  When
- * the task runs, a first-touch region moves to the node it really ran on
- * (stolen tasks touch their pages elsewhere), and every other dependency is
- * counted local / near / far from the running worker's node.
+ * asked where the pages are (move_pages on a bounded sample, nothing moves,
+ * alloc/pages.c) and the range is booked as the kernel placed it: on one
+ * node, as interleaved, or in runs per node; pages never touched, when the
+ * task writes them, make it a first-touch task, whose regions are booked on
+ * the node the scheduler deals it to (interleaved when pages are
+ * interleaved).  Read-only data nobody wrote is booked on the initial
+ * thread's node, which is where the main program touched it.  When the task
+ * runs, a first-touch region moves to the node it really ran on (stolen
+ * tasks touch their pages elsewhere), and every other dependency is counted
+ * local / near / far from the running worker's node.  Under interleaved
+ * pages on a real machine the node of a first-touched page is the kernel's
+ * choice, not the task's: after the body the kernel is asked again
+ * (lc_locality_ran).
  */
 #include <errno.h>
 #include <numaif.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "directory.h"
 #include "mem.h"
+#include "pages.h"
 #include "policy.h"
 #include "runtime.h"
-
-#define LC_PAGE_SAMPLES 16
 
 struct lc_dep_loc {
     uintptr_t addr;
@@ -126,24 +131,57 @@ void lc_locality_fini(struct lc_runtime *rt)
     rt->spread_classes = NULL;
 }
 
-/* Where the kernel has the pages of a range nobody booked: books it on the
- * node holding most sampled pages and returns that node, or -1 when no
- * sampled page has been touched (or the kernel cannot tell). */
-static int kernel_home(struct lc_runtime *rt, uintptr_t a, size_t size)
+/* Where the kernel has the pages of [a, a+size): s (LC_PAGES_SAMPLES
+ * entries) gets the runs to book (lc_pages_plan, pages.h), in logical
+ * nodes; returns their number, 0 when no sampled page is present or the
+ * kernel cannot tell.  One move_pages call of at most LC_PAGES_SAMPLES
+ * pages whatever the size: the cost per lookup is bounded. */
+static unsigned kernel_runs(struct lc_runtime *rt, uintptr_t a, size_t size,
+                            struct lc_page_run *s)
 {
-    uint64_t os_bytes[rt->nos];
-    memset(os_bytes, 0, sizeof os_bytes);
-    long absent = lc_pages_where(a, size, LC_PAGE_SAMPLES, os_bytes, rt->nos);
-    if (absent < 0)
-        return -1;
-    int best = -1;
-    for (int os = 0; os < rt->nos; os++)
-        if (os_bytes[os] && (best < 0 || os_bytes[os] > os_bytes[best]))
-            best = os;
-    if (best < 0)
-        return -1;
-    int node = lc_topology_node_of_os(&rt->topo, best);
-    return node >= 0 ? node : rt->initial_node;
+    long n = lc_pages_sample(a, size, LC_PAGES_SAMPLES, s);
+    if (n <= 0)
+        return 0;
+    for (long i = 0; i < n; i++)
+        if (s[i].node >= 0) {
+            int node = lc_topology_node_of_os(&rt->topo, s[i].node);
+            s[i].node = node >= 0 ? node : rt->initial_node;
+        }
+    return lc_pages_plan(s, (unsigned)n, rt->ft_nodes, rt->n_ft_nodes,
+                         (size_t)sysconf(_SC_PAGESIZE), lc_pages_unit());
+}
+
+/* Books runs s[0..r) and adds `count` bytes to bytes[] and *spread in the
+ * runs' proportions (all of them when count is the runs' size; less when
+ * part of the range was known already and has been counted). */
+static void book_runs(struct lc_runtime *rt, const struct lc_page_run *s, unsigned r,
+                      uint64_t count, uint64_t *bytes, uint64_t *spread)
+{
+    uint64_t total = s[r - 1].hi - s[0].lo, left = count;
+    for (unsigned k = 0; k < r; k++) {
+        uint64_t part = k + 1 == r ? left
+                      : (uint64_t)(((unsigned __int128)(s[k].hi - s[k].lo) * count) / total);
+        left -= part;
+        lc_dir_record(rt->dir, s[k].lo, s[k].hi - s[k].lo, s[k].node);
+        if (s[k].node == LC_DIR_SPREAD)
+            *spread += part;
+        else
+            bytes[s[k].node] += part;
+    }
+}
+
+/* A range the directory did not know (`unknown` of its bytes): books it
+ * where the kernel has its pages (data the main program initialised),
+ * per node, as interleaved or in runs, and counts the unknown bytes so;
+ * 0 when the kernel has none of them (or cannot tell). */
+static int kernel_home(struct lc_runtime *rt, uintptr_t a, size_t size, size_t unknown,
+                       uint64_t *bytes, uint64_t *spread)
+{
+    struct lc_page_run s[LC_PAGES_SAMPLES];
+    unsigned r = kernel_runs(rt, a, size, s);
+    if (r)
+        book_runs(rt, s, r, unknown, bytes, spread);
+    return r > 0;
 }
 
 void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps,
@@ -161,16 +199,13 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
         size_t size = deps[i].size;
         size_t unknown = lc_dir_query(rt->dir, a, size, bytes, &spread);
         uint8_t first = 0;
-        if (unknown) {
-            int home = rt->topo.is_virtual ? -1 : kernel_home(rt, a, size);
-            if (home < 0 && deps[i].access != LOCUS_ACCESS_IN) {
+        if (unknown && (rt->topo.is_virtual
+                        || !kernel_home(rt, a, size, unknown, bytes, &spread))) {
+            if (deps[i].access != LOCUS_ACCESS_IN) {
                 first = 1;
                 pl.first_touch = 1;
             } else {
-                if (home < 0)
-                    home = rt->initial_node;
-                if (interleave && rt->topo.is_virtual)
-                    home = LC_DIR_SPREAD;
+                int home = interleave && rt->topo.is_virtual ? LC_DIR_SPREAD : rt->initial_node;
                 lc_dir_record(rt->dir, a, size, home);
                 if (home == LC_DIR_SPREAD)
                     spread += unknown;
@@ -225,7 +260,7 @@ void lc_locality_run(struct lc_worker *w, struct lc_task *t)
     struct lc_task_loc *loc = t->loc;
     int nn = rt->topo.nnodes, interleave = rt->opt.pages == LC_PAGES_INTERLEAVE;
     uint64_t bytes[nn];
-    int first = 0;
+    int first = 0, after = 0;
 
     t->loc = NULL;
     for (uint32_t i = 0; i < loc->n; i++) {
@@ -234,6 +269,10 @@ void lc_locality_run(struct lc_worker *w, struct lc_task *t)
         memset(bytes, 0, sizeof bytes);
         if (d->first) {
             first = 1;
+            if (interleave && !rt->topo.is_virtual) {
+                after = 1;   /* booked and counted once its pages exist: lc_locality_ran */
+                continue;
+            }
             if (!interleave && loc->booked != w->node)
                 lc_dir_record(rt->dir, d->addr, d->size, w->node);
             if (interleave)
@@ -248,5 +287,44 @@ void lc_locality_run(struct lc_worker *w, struct lc_task *t)
     }
     if (first)
         lc_stat_add(&w->stats.first_touch, 1);
+    if (after)
+        t->loc = loc;
+    else
+        lc_mem_free(loc, 0);
+}
+
+/*
+ * After the body of a first-touch task under interleaved pages, on a real
+ * machine: the kernel has placed the pages it wrote, each on the next node
+ * of the writing thread's interleave turn, and with transparent huge pages
+ * a whole huge page at a time (a 64 KiB tile inside one lives on one node;
+ * spawn's provisional SPREAD booking would be wrong for it).  So each
+ * first-touched range is booked where the kernel put it (kernel_runs: one
+ * bounded move_pages call per range, once in the range's life) and its
+ * bytes are counted from there; a range the body left untouched keeps the
+ * provisional SPREAD booking.
+ */
+void lc_locality_ran(struct lc_worker *w, struct lc_task *t)
+{
+    struct lc_runtime *rt = w->rt;
+    struct lc_task_loc *loc = t->loc;
+    int nn = rt->topo.nnodes;
+    uint64_t bytes[nn];
+
+    t->loc = NULL;
+    for (uint32_t i = 0; i < loc->n; i++) {
+        const struct lc_dep_loc *d = &loc->d[i];
+        struct lc_page_run s[LC_PAGES_SAMPLES];
+        uint64_t spread = 0;
+        if (!d->first)
+            continue;
+        memset(bytes, 0, sizeof bytes);
+        unsigned r = kernel_runs(rt, d->addr, d->size, s);
+        if (r)
+            book_runs(rt, s, r, d->size, bytes, &spread);
+        else
+            spread = d->size;
+        count_bytes(w, w->node, bytes, spread, 0);
+    }
     lc_mem_free(loc, 0);
 }

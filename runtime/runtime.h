@@ -207,6 +207,7 @@ int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen);
 void lc_locality_fini(struct lc_runtime *rt);
 void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps, size_t ndeps);
 void lc_locality_run(struct lc_worker *w, struct lc_task *t);
+void lc_locality_ran(struct lc_worker *w, struct lc_task *t);
 
 /* spawn.c: -EPERM (not running) or -ENOTSUP (foreign thread), with a message */
 int lc_not_worker(const char *fn);
