@@ -76,10 +76,6 @@ int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen)
             rt->spread_classes[n][lc_topology_class(&rt->topo, n, rt->ft_nodes[k])]++;
     }
     rt->initial_node = rt->workers[0].node;
-    rt->nos = 1;
-    for (int n = 0; n < nn; n++)
-        if (rt->topo.nodes[n].os_index + 1 > rt->nos)
-            rt->nos = rt->topo.nodes[n].os_index + 1;
 
     rt->track = nn > 1;
     if (!rt->track)

@@ -83,7 +83,6 @@ struct lc_runtime {
     /* locality (locality.c); track is 0 on one node, where all is local */
     int track;
     int initial_node;                   /* node of the initial thread (worker 0) */
-    int nos;                            /* 1 + the largest OS node number */
     int (*spread_classes)[3];           /* per node: nodes in use in each distance class */
     struct lc_directory *dir;
     int *node_nworkers;                 /* workers per node */
