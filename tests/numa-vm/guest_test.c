@@ -22,7 +22,8 @@
  *              did (bytes per node, and the local/near/far account of the
  *              tasks against the kernel's pages): data the main thread
  *              initialised, sampled (spread) and asked page by page (runs),
- *              first-touch blocks once their tasks ran, and, when the guest
+ *              first-touch blocks of 8 and of 3 pages once their tasks ran
+ *              (3 pages are never even: SPREAD would be wrong), and, when the guest
  *              has transparent huge pages, a buffer of huge pages the main
  *              thread touched (one node per 2 MiB) and 64 KiB tiles first
  *              touched inside huge pages (a tile on its huge page's node);
@@ -827,6 +828,27 @@ static void phase_di(void)
     }
     check_booking("di: first-touch blocks, after their tasks", h0, kb, cls,
                   (uint64_t)NBLOCKS * nnodes);
+    unsigned char *ft3 = fresh(DI_TILES * 3 * page);
+    if (ft3) {
+        /* 3-page blocks first touched by tasks: never even over the nodes,
+         * so the SPREAD booked at spawn would be wrong for each */
+        unsigned char *t[DI_TILES];
+        struct rec r3[DI_TILES];
+        memset(r3, 0, sizeof r3);
+        memset(kb, 0, sizeof kb);
+        memset(cls, 0, sizeof cls);
+        for (int i = 0; i < DI_TILES; i++)
+            t[i] = ft3 + (size_t)i * 3 * page;
+        homed(h0);
+        locus_reset_stats();
+        first_touch_blocks(t, 3 * page, r3, DI_TILES);
+        check_records("di first touch, 3 pages", r3, DI_TILES);
+        for (int i = 0; i < DI_TILES; i++)
+            kernel_bytes(t[i], 3 * page, r3[i].os_node, kb, cls);
+        check_booking("di: 3-page first-touch blocks, after their tasks", h0, kb, cls,
+                      (uint64_t)nnodes);
+        free(ft3);
+    }
     printf("  task-touched blocks, pages per node:");
     for (int n = 0; n < nnodes; n++) {
         printf(" %ld", tot[n]);
