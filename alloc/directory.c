@@ -60,11 +60,9 @@
 #include "directory.h"
 
 #include <errno.h>
-#include <numaif.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "futex.h"   /* cpu_relax */
 #include "mem.h"
@@ -1061,52 +1059,4 @@ int lc_dir_check(struct lc_directory *d)
         pthread_mutex_unlock(&d->shards[i].lock);
     }
     return rc;
-}
-
-#define PAGES_CHUNK 256   /* move_pages batch: stack arrays, no allocation */
-
-long lc_pages_where(uintptr_t addr, size_t size, unsigned max_pages,
-                    uint64_t *os_bytes, int nos)
-{
-    if (size == 0 || max_pages == 0)
-        return 0;
-    if (!range_ok(addr, size - 1))
-        return -EINVAL;
-    long ps = sysconf(_SC_PAGESIZE);
-    if (ps <= 0)
-        ps = 4096;
-    uintptr_t first = addr & ~(uintptr_t)(ps - 1);
-    uintptr_t last = (addr + size - 1) & ~(uintptr_t)(ps - 1);
-    uint64_t npages = (uint64_t)(last - first) / (uint64_t)ps + 1;
-    uint64_t nsample = npages < max_pages ? npages : max_pages;
-    /* Sample i accounts for size/nsample bytes, the first size%nsample
-     * samples one more, so that the shares add up to size. */
-    uint64_t share = size / nsample, extra = size % nsample;
-    long absent = 0;
-
-    for (uint64_t base = 0; base < nsample; base += PAGES_CHUNK) {
-        void *pages[PAGES_CHUNK];
-        int status[PAGES_CHUNK];
-        unsigned n = (unsigned)(nsample - base < PAGES_CHUNK ? nsample - base : PAGES_CHUNK);
-        for (unsigned j = 0; j < n; j++) {
-            /* The middle page of each of nsample equal slices. */
-            uint64_t i = base + j;
-            uint64_t pg = (uint64_t)(((unsigned __int128)(2 * i + 1) * npages) / (2 * nsample));
-            pages[j] = (void *)(first + (uintptr_t)(pg * (uint64_t)ps));
-            status[j] = -1;
-        }
-        if (move_pages(0, n, pages, NULL, status, 0) < 0)
-            return errno ? -errno : -EIO;
-        for (unsigned j = 0; j < n; j++) {
-            uint64_t i = base + j;
-            /* not placed yet: -ENOENT (not present) or -EFAULT (a hole or
-             * the shared zero page); for a page never touched Debian 12's
-             * 6.1 kernel answers -EFAULT where 6.18 answers -ENOENT */
-            if (status[j] == -ENOENT || status[j] == -EFAULT)
-                absent++;
-            else if (status[j] >= 0 && status[j] < nos && os_bytes)
-                os_bytes[status[j]] += share + (i < extra);
-        }
-    }
-    return absent;
 }

@@ -54,17 +54,6 @@ void lc_dir_totals(struct lc_directory *d, uint64_t *bytes, uint64_t *spread);
 /* Number of disjoint entries; for tests. */
 size_t lc_dir_entries(struct lc_directory *d);
 
-/*
- * Asks the kernel where the pages of [addr, addr+size) are (move_pages with
- * no target nodes: nothing moves, untouched pages are not faulted in), on
- * at most max_pages pages spread evenly over the range.  Adds the sampled
- * share of the range to os_bytes[os_node] for os nodes < nos; returns the
- * number of sampled pages that are not present yet (never touched), or a
- * negative errno when the kernel cannot tell (e.g. -ENOSYS).
- */
-long lc_pages_where(uintptr_t addr, size_t size, unsigned max_pages,
-                    uint64_t *os_bytes, int nos);
-
 /* lc_dir_record, lc_dir_record_gaps and lc_dir_forget also return -EINVAL
  * for a range that wraps past the end of the address space, the first two
  * for a node outside 0..nnodes-1 that is not LC_DIR_SPREAD and -E2BIG for

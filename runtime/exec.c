@@ -109,6 +109,8 @@ static inline int run_body(struct lc_worker *w, struct lc_task *t)
         lc_locality_run(w, t);
     w->cur = t;
     lc_run_fn(w, t->fn, t->arg);
+    if (t->loc)   /* kept for after the body: DI first touch (locality.c) */
+        lc_locality_ran(w, t);
     w->cur = saved;
     lc_stat_add(&w->stats.tasks_run, 1);
 

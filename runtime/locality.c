@@ -6,9 +6,11 @@
  * At spawn every dependency is looked up in the data-location directory
  * (alloc/directory.c: a lookup writes no shared memory, so spawners on
  * every node query at once).  Bytes it does not know are resolved once: on
- * a real machine the kernel is asked where the pages are (move_pages,
- * nothing moves); pages never touched, when the task writes them, make it
- * a first-touch task, whose regions are booked on the node the scheduler
+ * a real machine the kernel is asked where the pages are (move_pages on a
+ * bounded sample, nothing moves, alloc/pages.c) and the range is booked as
+ * the kernel placed it: on one node, as interleaved, or in runs per node;
+ * pages never touched, when the task writes them, make it a first-touch
+ * task, whose regions are booked on the node the scheduler
  * deals it to (interleaved when pages are interleaved).  Read-only data
  * nobody wrote is booked on the initial thread's node, which is where the
  * main program touched it.  Only the unknown parts of a range are booked
@@ -26,20 +28,22 @@
  * booked again there, at most LC_LOC_GAPS of them (further gaps, which
  * take a dependency that is known in more than that many pieces, stay
  * where they were booked).  A first-touch task's own bytes are counted
- * local to the node that ran it.
+ * local to the node that ran it.  Under interleaved pages on a real machine
+ * the node of a first-touched page is the kernel's choice, not the task's:
+ * after the body the kernel is asked again (lc_locality_ran).
  */
 #include <errno.h>
 #include <numaif.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "directory.h"
 #include "mem.h"
+#include "pages.h"
 #include "policy.h"
 #include "runtime.h"
-
-#define LC_PAGE_SAMPLES 16
 
 #define LC_LOC_GAPS 8
 
@@ -112,10 +116,6 @@ int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen)
             rt->spread_classes[n][lc_topology_class(&rt->topo, n, rt->ft_nodes[k])]++;
     }
     rt->initial_node = rt->workers[0].node;
-    rt->nos = 1;
-    for (int n = 0; n < nn; n++)
-        if (rt->topo.nodes[n].os_index + 1 > rt->nos)
-            rt->nos = rt->topo.nodes[n].os_index + 1;
 
     rt->track = nn > 1;
     if (!rt->track)
@@ -167,24 +167,64 @@ void lc_locality_fini(struct lc_runtime *rt)
     rt->spread_classes = NULL;
 }
 
-/* Where the kernel has the pages of a range nobody booked: books it on the
- * node holding most sampled pages and returns that node, or -1 when no
- * sampled page has been touched (or the kernel cannot tell). */
-static int kernel_home(struct lc_runtime *rt, uintptr_t a, size_t size)
+/* Where the kernel has the pages of [a, a+size): s (LC_PAGES_SAMPLES
+ * entries) gets the runs to book (lc_pages_plan, pages.h), in logical
+ * nodes; returns their number, 0 when no sampled page is present or the
+ * kernel cannot tell.  One move_pages call of at most LC_PAGES_SAMPLES
+ * pages whatever the size: the cost per lookup is bounded. */
+static unsigned kernel_runs(struct lc_runtime *rt, uintptr_t a, size_t size,
+                            struct lc_page_run *s)
 {
-    uint64_t os_bytes[rt->nos];
-    memset(os_bytes, 0, sizeof os_bytes);
-    long absent = lc_pages_where(a, size, LC_PAGE_SAMPLES, os_bytes, rt->nos);
-    if (absent < 0)
-        return -1;
-    int best = -1;
-    for (int os = 0; os < rt->nos; os++)
-        if (os_bytes[os] && (best < 0 || os_bytes[os] > os_bytes[best]))
-            best = os;
-    if (best < 0)
-        return -1;
-    int node = lc_topology_node_of_os(&rt->topo, best);
-    return node >= 0 ? node : rt->initial_node;
+    long n = lc_pages_sample(a, size, LC_PAGES_SAMPLES, s);
+    if (n <= 0)
+        return 0;
+    for (long i = 0; i < n; i++)
+        if (s[i].node >= 0) {
+            int node = lc_topology_node_of_os(&rt->topo, s[i].node);
+            s[i].node = node >= 0 ? node : rt->initial_node;
+        }
+    return lc_pages_plan(s, (unsigned)n, rt->ft_nodes, rt->n_ft_nodes,
+                         (size_t)sysconf(_SC_PAGESIZE), lc_pages_unit());
+}
+
+/* Books runs s[0..r) and adds `count` bytes to bytes[] and *spread in the
+ * runs' proportions (all of them when count is the runs' size; less when
+ * part of the range was known already and has been counted).  gaps: book
+ * only what the directory does not know yet (a range seen at spawn, whose
+ * known part keeps its home); else overwrite (a range this task booked
+ * provisionally, now that its pages exist). */
+static void book_runs(struct lc_runtime *rt, const struct lc_page_run *s, unsigned r,
+                      uint64_t count, uint64_t *bytes, uint64_t *spread, int gaps)
+{
+    uint64_t total = s[r - 1].hi - s[0].lo, left = count;
+    for (unsigned k = 0; k < r; k++) {
+        uint64_t part = k + 1 == r ? left
+                      : (uint64_t)(((unsigned __int128)(s[k].hi - s[k].lo) * count) / total);
+        left -= part;
+        if (gaps)
+            lc_dir_record_gaps(rt->dir, s[k].lo, s[k].hi - s[k].lo, s[k].node, NULL, NULL);
+        else
+            lc_dir_record(rt->dir, s[k].lo, s[k].hi - s[k].lo, s[k].node);
+        if (s[k].node == LC_DIR_SPREAD)
+            *spread += part;
+        else
+            bytes[s[k].node] += part;
+    }
+}
+
+/* A range the directory did not know all of (`unknown` of its bytes):
+ * books the unknown parts where the kernel has its pages (data the main
+ * program initialised), per node, as interleaved or in runs, and counts
+ * the unknown bytes so; 0 when the kernel has none of them (or cannot
+ * tell). */
+static int kernel_home(struct lc_runtime *rt, uintptr_t a, size_t size, size_t unknown,
+                       uint64_t *bytes, uint64_t *spread)
+{
+    struct lc_page_run s[LC_PAGES_SAMPLES];
+    unsigned r = kernel_runs(rt, a, size, s);
+    if (r)
+        book_runs(rt, s, r, unknown, bytes, spread, 1);
+    return r > 0;
 }
 
 void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps,
@@ -201,18 +241,15 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
         uintptr_t a = (uintptr_t)deps[i].addr;
         size_t size = deps[i].size;
         size_t unknown = lc_dir_query(rt->dir, a, size, bytes, &spread);
-        if (!unknown)
+        if (!unknown || (!rt->topo.is_virtual
+                         && kernel_home(rt, a, size, unknown, bytes, &spread)))
             continue;
-        int home = rt->topo.is_virtual ? -1 : kernel_home(rt, a, size);
-        if (home < 0 && deps[i].access != LOCUS_ACCESS_IN) {
+        if (deps[i].access != LOCUS_ACCESS_IN) {
             pl.first_touch = 1;
             pl.fresh += unknown;
             continue;
         }
-        if (home < 0)
-            home = rt->initial_node;
-        if (interleave && rt->topo.is_virtual)
-            home = LC_DIR_SPREAD;
+        int home = interleave && rt->topo.is_virtual ? LC_DIR_SPREAD : rt->initial_node;
         lc_dir_record_gaps(rt->dir, a, size, home, NULL, NULL);
         if (home == LC_DIR_SPREAD)
             spread += unknown;
@@ -269,6 +306,9 @@ void lc_locality_run(struct lc_worker *w, struct lc_task *t)
     struct lc_runtime *rt = w->rt;
     struct lc_task_loc *loc = t->loc;
     int node = w->node, interleave = rt->opt.pages == LC_PAGES_INTERLEAVE;
+    /* under interleaved pages on a real machine, first-touched ranges are
+     * booked and counted once their pages exist (lc_locality_ran) */
+    int after = interleave && !rt->topo.is_virtual && loc->touched;
 
     t->loc = NULL;
     if (loc->ngaps && !interleave && loc->booked != node) {
@@ -279,12 +319,54 @@ void lc_locality_run(struct lc_worker *w, struct lc_task *t)
     for (uint32_t i = 0; i < loc->npairs; i++)
         lc_stat_add(&w->stats.bytes[lc_topology_class(&rt->topo, node, loc->p[i].node)],
                     loc->p[i].bytes);
-    uint64_t spread = loc->spread + (interleave ? loc->touched : 0);
+    uint64_t spread = loc->spread + (interleave && !after ? loc->touched : 0);
     if (spread)
         count_spread(w, node, spread);
     if (loc->touched && !interleave)
         lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], loc->touched);
     if (loc->first)
         lc_stat_add(&w->stats.first_touch, 1);
+    if (after)
+        t->loc = loc;
+    else
+        lc_mem_free(loc, 0);
+}
+
+/*
+ * After the body of a first-touch task under interleaved pages, on a real
+ * machine: the kernel has placed the pages it wrote, each on the next node
+ * of the writing thread's interleave turn, and with transparent huge pages
+ * a whole huge page at a time (a 64 KiB tile inside one lives on one node;
+ * spawn's provisional SPREAD booking would be wrong for it).  So each
+ * first-touched range is booked where the kernel put it (kernel_runs: one
+ * bounded move_pages call per range, once in the range's life) and its
+ * bytes are counted from there; a range the body left untouched, and the
+ * gaps past the LC_LOC_GAPS a task keeps, keep the provisional SPREAD
+ * booking and are counted as interleaved.
+ */
+void lc_locality_ran(struct lc_worker *w, struct lc_task *t)
+{
+    struct lc_runtime *rt = w->rt;
+    struct lc_task_loc *loc = t->loc;
+    int nn = rt->topo.nnodes, node = w->node;
+    const struct lc_loc_gap *g = (const struct lc_loc_gap *)&loc->p[loc->npairs];
+    uint64_t bytes[nn], spread = 0, left = loc->touched;
+
+    t->loc = NULL;
+    memset(bytes, 0, sizeof bytes);
+    for (uint32_t i = 0; i < loc->ngaps; i++) {
+        struct lc_page_run s[LC_PAGES_SAMPLES];
+        unsigned r = kernel_runs(rt, g[i].addr, g[i].size, s);
+        if (r)
+            book_runs(rt, s, r, g[i].size, bytes, &spread, 0);
+        else
+            spread += g[i].size;
+        left -= g[i].size < left ? g[i].size : left;
+    }
+    for (int n = 0; n < nn; n++)
+        if (bytes[n])
+            lc_stat_add(&w->stats.bytes[lc_topology_class(&rt->topo, node, n)], bytes[n]);
+    if (spread + left)
+        count_spread(w, node, spread + left);
     lc_mem_free(loc, 0);
 }

@@ -84,7 +84,6 @@ struct lc_runtime {
     /* locality (locality.c); track is 0 on one node, where all is local */
     int track;
     int initial_node;                   /* node of the initial thread (worker 0) */
-    int nos;                            /* 1 + the largest OS node number */
     int (*spread_classes)[3];           /* per node: nodes in use in each distance class */
     struct lc_directory *dir;
     int *node_nworkers;                 /* workers per node */
@@ -216,6 +215,7 @@ int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen);
 void lc_locality_fini(struct lc_runtime *rt);
 void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps, size_t ndeps);
 void lc_locality_run(struct lc_worker *w, struct lc_task *t);
+void lc_locality_ran(struct lc_worker *w, struct lc_task *t);
 
 /* spawn.c: -EPERM (not running) or -ENOTSUP (foreign thread), with a message */
 int lc_not_worker(const char *fn);

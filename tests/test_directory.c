@@ -6,7 +6,8 @@
  * split over several shards), booking only the gaps of a range, ranges
  * crossing 2 MiB granules, concurrent writers and readers (a reader must
  * never see a half-done change of a shard), and the kernel page-location
- * sampling (lc_pages_where).
+ * sampling (lc_pages_sample, alloc/pages.c; its booking plan is tested in
+ * test_pages.c).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -27,6 +28,7 @@
 
 #include "directory.h"
 #include "mem.h"
+#include "pages.h"
 
 #define NNODES 3
 #define BASE ((uintptr_t)0x100000)   /* addresses are only numbers here */
@@ -883,6 +885,33 @@ static int bind_to_first_node(void *p, size_t size)
 
 #define NOS 64
 
+/* lc_pages_sample summed per OS node, as the runtime used to ask for it:
+ * the bytes the present samples stand for on each node (os[NOS], added
+ * to), and the number of samples not present; the samples checked to
+ * cover the range in order, each asking about a page of its own slice. */
+static long sampled_bytes(uintptr_t a, size_t size, unsigned max, uint64_t *os, int nos)
+{
+    static struct lc_page_run s[1024];
+    assert_true(max <= 1024);
+    long n = lc_pages_sample(a, size, max, s);
+    if (n <= 0)
+        return n;
+    long ps = sysconf(_SC_PAGESIZE), absent = 0;
+    uintptr_t at = a;
+    for (long i = 0; i < n; i++) {
+        assert_true(s[i].lo == at && s[i].hi > s[i].lo);
+        assert_true(s[i].page % (uintptr_t)ps == 0);
+        assert_true(s[i].page < s[i].hi && s[i].page + (uintptr_t)ps > s[i].lo);
+        at = s[i].hi;
+        if (s[i].node < 0)
+            absent++;
+        else if (s[i].node < nos && os)
+            os[s[i].node] += s[i].hi - s[i].lo;
+    }
+    assert_true(at == a + size);
+    return absent;
+}
+
 static void test_pages_where(void **state)
 {
     (void)state;
@@ -895,27 +924,37 @@ static void test_pages_where(void **state)
     madvise(p, size, MADV_NOHUGEPAGE);
 
     uint64_t os[NOS] = { 0 };
-    long rc = lc_pages_where((uintptr_t)p, size, 16, os, NOS);
+    long rc = sampled_bytes((uintptr_t)p, size, 16, os, NOS);
     if (rc < 0)
         munmap(p, size);
     skip_if_no_move_pages(rc);
     assert_int_equal(rc, 16);   /* untouched: every sampled page absent */
+    /* 4 pages per slice: the pages asked about are not all at the same
+     * place in their slices (that would alias with interleaving) */
+    struct lc_page_run smp[16];
+    assert_int_equal(lc_pages_sample((uintptr_t)p, size, 16, smp), 16);
+    int same = 1;
+    for (int i = 1; i < 16; i++)
+        same &= smp[i].page - smp[i].lo == smp[0].page - smp[0].lo;
+    assert_false(same);
     for (int i = 0; i < NOS; i++)
         assert_int_equal(os[i], 0);
 
     int node = bind_to_first_node(p, size);
     memset(p, 1, size);
-    rc = lc_pages_where((uintptr_t)p, size, 16, os, NOS);
+    rc = sampled_bytes((uintptr_t)p, size, 16, os, NOS);
     assert_int_equal(rc, 0);
     for (int i = 0; i < NOS; i++)   /* every page on the node it was bound to */
         assert_int_equal(os[i], i == node ? size : 0);
 
     /* More samples than pages, an unaligned sub-range, nos = 0. */
     memset(os, 0, sizeof os);
-    assert_int_equal(lc_pages_where((uintptr_t)p + 100, 3 * (size_t)ps, 1000, os, NOS), 0);
+    assert_int_equal(sampled_bytes((uintptr_t)p + 100, 3 * (size_t)ps, 1000, os, NOS), 0);
     assert_int_equal(os[node], 3 * (size_t)ps);
-    assert_int_equal(lc_pages_where((uintptr_t)p, size, 7, NULL, 0), 0);
-    assert_int_equal(lc_pages_where((uintptr_t)p, 0, 7, os, NOS), 0);
+    assert_int_equal(sampled_bytes((uintptr_t)p, size, 7, NULL, 0), 0);
+    assert_int_equal(sampled_bytes((uintptr_t)p, 0, 7, os, NOS), 0);
+    struct lc_page_run one[1];
+    assert_int_equal(lc_pages_sample(UINTPTR_MAX - 10, 100, 1, one), -EINVAL);
 
     /* Half touched: with one sample per page, exactly half absent. */
     assert_int_equal(munmap(p, size), 0);
@@ -926,7 +965,7 @@ static void test_pages_where(void **state)
     for (size_t i = 0; i < npages; i += 2)
         p[i * (size_t)ps] = 1;
     memset(os, 0, sizeof os);
-    assert_int_equal(lc_pages_where((uintptr_t)p, size, (unsigned)npages, os, NOS), npages / 2);
+    assert_int_equal(sampled_bytes((uintptr_t)p, size, (unsigned)npages, os, NOS), npages / 2);
     assert_int_equal(os[node], size / 2);
     assert_int_equal(munmap(p, size), 0);
 
@@ -937,7 +976,7 @@ static void test_pages_where(void **state)
     assert_int_equal(bind_to_first_node(m, msize), node);
     memset(m, 2, msize);
     memset(os, 0, sizeof os);
-    assert_int_equal(lc_pages_where((uintptr_t)m, msize, 32, os, NOS), 0);
+    assert_int_equal(sampled_bytes((uintptr_t)m, msize, 32, os, NOS), 0);
     assert_int_equal(os[node], msize);
     free(m);
 }

@@ -18,8 +18,17 @@
  *              and its nearest nodes run tasks and no steal is far;
  *   dft        pages are on the node of the worker that first touched them;
  *   di         pages first touched after locus_init() are interleaved over
- *              the nodes page by page; after finalize the program has the
- *              memory policy it had before locus_init() again.
+ *              the nodes page by page; the directory books what the kernel
+ *              did (bytes per node, and the local/near/far account of the
+ *              tasks against the kernel's pages): data the main thread
+ *              initialised, sampled (spread) and asked page by page (runs),
+ *              first-touch blocks of 8 and of 3 pages once their tasks ran
+ *              (3 pages are never even: SPREAD would be wrong), and, when the guest
+ *              has transparent huge pages, a buffer of huge pages the main
+ *              thread touched (one node per 2 MiB) and 64 KiB tiles first
+ *              touched inside huge pages (a tile on its huge page's node);
+ *              after finalize the program has the memory policy it had
+ *              before locus_init() again.
  * The regime of each phase is set with setenv() before its locus_init().
  * Test buffers are checked to have no page resident before their first
  * touch, so that a reused allocation cannot pass for a placement.
@@ -47,6 +56,8 @@
 #define BLOCK_PAGES 8     /* pages per first-touch block */
 #define NBLOCKS 62        /* not a multiple of 4: the dealing is checked at +-1 */
 #define DI_PAGES 512      /* interleaved buffer touched by the main thread */
+#define DI_TILES 16       /* its 3-page tiles (odd: never even over the nodes) */
+#define THP_TILE (64 << 10)   /* first-touch tiles inside transparent huge pages */
 #define STEAL_TASKS 128
 #define MAX_SHOWN 25      /* failure lines printed; the rest are only counted */
 
@@ -559,13 +570,184 @@ out:
     free_blocks(blk, NBLOCKS);
 }
 
+/* The directory's bytes per node (SPREAD split evenly over the nodes). */
+static void homed(uint64_t *h)
+{
+    for (int n = 0; n < nnodes; n++) {
+        locus_node_stats_t ns;
+        node_stats(n, &ns);
+        h[n] = ns.bytes_homed;
+    }
+}
+
+/* Adds the kernel's bytes per node of [p, p + len) (page-aligned) to kb[],
+ * and to cls[3] (local, near, far) as seen from node ran, where the task
+ * declaring them ran. */
+static void kernel_bytes(const void *p, size_t len, int ran, uint64_t *kb, uint64_t *cls)
+{
+    size_t n = len / page;
+    int *st = malloc(n * sizeof *st);
+    if (!st || page_status(p, len, st) < 0) {
+        CHECK(0, "move_pages on %zu pages at %p failed", n, p);
+        free(st);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (st[i] < 0 || st[i] >= nnodes)
+            continue;
+        kb[st[i]] += page;
+        cls[st[i] == ran ? 0 : is_near(ran, st[i]) ? 1 : 2] += page;
+    }
+    free(st);
+}
+
+/* What the runtime booked since h0 (bytes_homed) and counted since the last
+ * locus_reset_stats (bytes local/near/far) against the kernel's kb[] and
+ * cls[], at most slack bytes apart per node and per class. */
+static void check_booking(const char *what, const uint64_t *h0, const uint64_t *kb,
+                          const uint64_t *cls, uint64_t slack)
+{
+    uint64_t h1[MAXN];
+    homed(h1);
+    printf("  %s: booked / kernel KiB per node:", what);
+    for (int n = 0; n < nnodes; n++) {
+        uint64_t d = h1[n] - h0[n], diff = d > kb[n] ? d - kb[n] : kb[n] - d;
+        printf(" %llu/%llu", (unsigned long long)d >> 10, (unsigned long long)kb[n] >> 10);
+        CHECK(diff <= slack, "%s: node %d: the directory booked %llu bytes there, the kernel "
+              "has %llu (at most %llu apart)", what, n, (unsigned long long)d,
+              (unsigned long long)kb[n], (unsigned long long)slack);
+    }
+    locus_stats_t st;
+    memset(&st, 0, sizeof st);
+    locus_get_stats(&st, sizeof st);
+    uint64_t got[3] = { st.bytes_local, st.bytes_near, st.bytes_far };
+    static const char *name[3] = { "local", "near", "far" };
+    printf("; local/near/far KiB counted %llu/%llu/%llu, kernel %llu/%llu/%llu\n",
+           (unsigned long long)got[0] >> 10, (unsigned long long)got[1] >> 10,
+           (unsigned long long)got[2] >> 10, (unsigned long long)cls[0] >> 10,
+           (unsigned long long)cls[1] >> 10, (unsigned long long)cls[2] >> 10);
+    for (int c = 0; c < 3; c++) {
+        uint64_t diff = got[c] > cls[c] ? got[c] - cls[c] : cls[c] - got[c];
+        CHECK(diff <= slack, "%s: %llu bytes counted %s, the kernel's pages make %llu (at "
+              "most %llu apart)", what, (unsigned long long)got[c], name[c],
+              (unsigned long long)cls[c], (unsigned long long)slack);
+    }
+}
+
+/* Spawns one IN task per range and waits: the runtime looks up the pages
+ * the main program touched; rec[i] says where each ran. */
+static void read_ranges(unsigned char **r, size_t len, struct rec *rec, int n)
+{
+    for (int i = 0; i < n; i++) {
+        struct blk_arg a = { r[i], len, &rec[i], 0 };
+        int rc = locus_task(read_body, &a, sizeof a, LOCUS_IN(r[i], len));
+        CHECK(rc == 0, "locus_spawn of read task %d: %s", i, locus_strerror(rc));
+    }
+    CHECK(locus_taskwait() == 0, "locus_taskwait failed");
+}
+
+/* The transparent huge page mode of the guest ("always", "madvise" or
+ * "never", the bracketed word of /sys/kernel/mm/transparent_hugepage/enabled)
+ * and the huge page size. */
+static const char *thp_mode(size_t *hpage)
+{
+    static char mode[32];
+    char buf[128] = "";
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    *hpage = 2u << 20;
+    if (!f || !fgets(buf, sizeof buf, f) || sscanf(strchr(buf, '[') ? strchr(buf, '[') : "",
+                                                   "[%31[a-z]]", mode) != 1)
+        snprintf(mode, sizeof mode, "never");
+    if (f)
+        fclose(f);
+    unsigned long long hp;
+    if ((f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "r"))) {
+        if (fscanf(f, "%llu", &hp) == 1 && hp >= page)
+            *hpage = (size_t)hp;
+        fclose(f);
+    }
+    return mode;
+}
+
+/* Every huge page of [p, p + len) lies on one node (the kernel really gave
+ * huge pages): the THP checks below would prove nothing otherwise. */
+static int all_huge(const unsigned char *p, size_t len, size_t hp, const char *what)
+{
+    int ok = 1;
+    for (size_t o = 0; o < len; o += hp) {
+        long per[MAXN], absent;
+        int home = count_pages(p + o, hp, per, &absent);
+        CHECK(home >= 0, "di: %s: the 2 MiB at +%zu MiB are not on one node (%ld absent): no "
+              "huge page there", what, o >> 20, absent);
+        ok &= home >= 0;
+    }
+    return ok;
+}
+
+/* Transparent huge pages under DI: the kernel interleaves whole huge pages,
+ * so data the main thread touched is one node per 2 MiB (booked in runs on
+ * the huge-page grid), and a 64 KiB tile first touched inside a huge page
+ * lives on that page's node (booked there once its task ran). */
+static void di_huge_pages(size_t hp)
+{
+    size_t span = 3 * hp, ntiles = span / THP_TILE;
+    unsigned char *raw = mmap(NULL, 2 * span + hp, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(raw != MAP_FAILED, "mmap(%zu): %s", 2 * span + hp, strerror(errno));
+    if (raw == MAP_FAILED)
+        return;
+    unsigned char *h = (unsigned char *)(((uintptr_t)raw + hp - 1) & ~(uintptr_t)(hp - 1));
+    CHECK(madvise(h, 2 * span, MADV_HUGEPAGE) == 0, "madvise(MADV_HUGEPAGE): %s",
+          strerror(errno));
+    uint64_t h0[MAXN], kb[MAXN], cls[3];
+    struct rec one, *rec = calloc(ntiles, sizeof *rec);
+    unsigned char **tile = calloc(ntiles, sizeof *tile);
+    if (!rec || !tile)
+        goto out;
+
+    /* main-thread data: 3 huge pages, on nodes a, b, a (2 nodes) or a, b, c */
+    memset(h, 5, span);
+    if (all_huge(h, span, hp, "main-thread huge pages")) {
+        memset(&one, 0, sizeof one);
+        memset(kb, 0, sizeof kb);
+        memset(cls, 0, sizeof cls);
+        homed(h0);
+        locus_reset_stats();
+        read_ranges(&h, span, &one, 1);
+        check_records("di huge main", &one, 1);
+        kernel_bytes(h, span, one.os_node, kb, cls);
+        check_booking("di: 3 huge pages the main thread touched", h0, kb, cls,
+                      (uint64_t)nnodes);
+    }
+
+    /* first-touch tiles inside the next 3 huge pages */
+    for (size_t i = 0; i < ntiles; i++)
+        tile[i] = h + span + i * THP_TILE;
+    memset(kb, 0, sizeof kb);
+    memset(cls, 0, sizeof cls);
+    homed(h0);
+    locus_reset_stats();
+    first_touch_blocks(tile, THP_TILE, rec, (int)ntiles);
+    check_records("di huge tiles", rec, (int)ntiles);
+    if (all_huge(h + span, span, hp, "huge pages first touched by tasks")) {
+        for (size_t i = 0; i < ntiles; i++)
+            kernel_bytes(tile[i], THP_TILE, rec[i].os_node, kb, cls);
+        check_booking("di: 64 KiB tiles first touched in huge pages", h0, kb, cls,
+                      (uint64_t)nnodes);
+    }
+out:
+    free(rec);
+    free(tile);
+    munmap(raw, 2 * span + hp);
+}
+
 static void phase_di(void)
 {
     size_t blen = BLOCK_PAGES * page, len = DI_PAGES * page;
     struct rec rec[NBLOCKS];
     memset(rec, 0, sizeof rec);
     unsigned char **blk = alloc_blocks(NBLOCKS, blen);
-    unsigned char *buf = NULL;
+    unsigned char *buf = NULL, *tiles = NULL;
     /* the program's own policy, which locus_finalize must give back */
     unsigned long pref = 1ul << (nnodes - 1), got = 0;
     CHECK(set_mempolicy(MPOL_PREFERRED, &pref, 8 * sizeof pref) == 0,
@@ -593,16 +775,79 @@ static void phase_di(void)
         putchar('\n');
         CHECK(absent == 0, "di: %ld pages of the buffer not resident after memset", absent);
     }
+    uint64_t h0[MAXN], kb[MAXN], cls[3];
+    struct rec rd[DI_TILES];
+    if (buf) {
+        /* one task reads it all: the runtime samples the pages (more than
+         * LC_PAGES_SAMPLES), sees them interleaved and books the range
+         * SPREAD, so per node within the kernel's +-2 pages of even */
+        memset(rd, 0, sizeof rd);
+        memset(kb, 0, sizeof kb);
+        memset(cls, 0, sizeof cls);
+        homed(h0);
+        locus_reset_stats();
+        read_ranges(&buf, len, rd, 1);
+        check_records("di main-thread buffer", rd, 1);
+        kernel_bytes(buf, len, rd[0].os_node, kb, cls);
+        check_booking("di: main-thread buffer, sampled", h0, kb, cls, 2 * nnodes * page);
+    }
+    if ((tiles = fresh(DI_TILES * 3 * page))) {
+        /* 3-page tiles: every page asked, booked per run, exactly */
+        unsigned char *t[DI_TILES];
+        memset(tiles, 6, DI_TILES * 3 * page);
+        memset(rd, 0, sizeof rd);
+        memset(kb, 0, sizeof kb);
+        memset(cls, 0, sizeof cls);
+        for (int i = 0; i < DI_TILES; i++)
+            t[i] = tiles + (size_t)i * 3 * page;
+        homed(h0);
+        locus_reset_stats();
+        read_ranges(t, 3 * page, rd, DI_TILES);
+        check_records("di main-thread tiles", rd, DI_TILES);
+        for (int i = 0; i < DI_TILES; i++)
+            kernel_bytes(t[i], 3 * page, rd[i].os_node, kb, cls);
+        check_booking("di: main-thread 3-page tiles, page by page", h0, kb, cls,
+                      (uint64_t)nnodes);
+    }
 
     /* touched by tasks on every worker: each thread interleaves on its own,
      * and its other page faults (stacks, task pools) take turns too, so the
-     * split is only roughly even */
+     * split is only roughly even; booked after each task ran, exactly */
+    memset(kb, 0, sizeof kb);
+    memset(cls, 0, sizeof cls);
+    homed(h0);
+    locus_reset_stats();
     first_touch_blocks(blk, blen, rec, NBLOCKS);
+    check_records("di first touch", rec, NBLOCKS);
     long tot[MAXN] = { 0 }, npages = (long)NBLOCKS * BLOCK_PAGES;
     for (int b = 0; b < NBLOCKS; b++) {
         count_pages(blk[b], blen, per, &absent);
+        kernel_bytes(blk[b], blen, rec[b].os_node, kb, cls);
         for (int n = 0; n < nnodes; n++)
             tot[n] += per[n];
+    }
+    check_booking("di: first-touch blocks, after their tasks", h0, kb, cls,
+                  (uint64_t)NBLOCKS * nnodes);
+    unsigned char *ft3 = fresh(DI_TILES * 3 * page);
+    if (ft3) {
+        /* 3-page blocks first touched by tasks: never even over the nodes,
+         * so the SPREAD booked at spawn would be wrong for each */
+        unsigned char *t[DI_TILES];
+        struct rec r3[DI_TILES];
+        memset(r3, 0, sizeof r3);
+        memset(kb, 0, sizeof kb);
+        memset(cls, 0, sizeof cls);
+        for (int i = 0; i < DI_TILES; i++)
+            t[i] = ft3 + (size_t)i * 3 * page;
+        homed(h0);
+        locus_reset_stats();
+        first_touch_blocks(t, 3 * page, r3, DI_TILES);
+        check_records("di first touch, 3 pages", r3, DI_TILES);
+        for (int i = 0; i < DI_TILES; i++)
+            kernel_bytes(t[i], 3 * page, r3[i].os_node, kb, cls);
+        check_booking("di: 3-page first-touch blocks, after their tasks", h0, kb, cls,
+                      (uint64_t)nnodes);
+        free(ft3);
     }
     printf("  task-touched blocks, pages per node:");
     for (int n = 0; n < nnodes; n++) {
@@ -612,6 +857,14 @@ static void phase_di(void)
               tot[n], npages, npages / nnodes);
     }
     putchar('\n');
+
+    size_t hp;
+    const char *thp = thp_mode(&hp);
+    if (strcmp(thp, "never") == 0)
+        printf("  transparent huge pages are \"never\" in this guest: only the 4 KiB page "
+               "case was checked\n");
+    else
+        di_huge_pages(hp);   /* "madvise" or "always": the buffer is madvised */
     stop();
     mode = -1;
     CHECK(get_mempolicy(&mode, &got, 8 * sizeof got, NULL, 0) == 0 && mode == MPOL_PREFERRED
@@ -621,6 +874,7 @@ static void phase_di(void)
 out:
     set_mempolicy(MPOL_DEFAULT, NULL, 0);
     free(buf);
+    free(tiles);
     free_blocks(blk, NBLOCKS);
 }
 
