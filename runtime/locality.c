@@ -147,13 +147,14 @@ static int kernel_home(struct lc_runtime *rt, uintptr_t a, size_t size)
 }
 
 void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps,
-                       size_t ndeps)
+                       size_t ndeps, int hint)
 {
     struct lc_runtime *rt = w->rt;
     int nn = rt->topo.nnodes, interleave = rt->opt.pages == LC_PAGES_INTERLEAVE;
     uint64_t bytes[nn], spread = 0;
-    struct lc_placement pl = { 0, bytes, 0 };
-    struct lc_task_loc *loc = lc_mem_alloc(sizeof *loc + ndeps * sizeof loc->d[0], 0);
+    struct lc_placement pl = { 0, bytes, 0, hint };
+    struct lc_task_loc *loc = ndeps ? lc_mem_alloc(sizeof *loc + ndeps * sizeof loc->d[0], 0)
+                                    : NULL;   /* a hinted task without data: nothing to count */
 
     memset(bytes, 0, sizeof bytes);
     for (size_t i = 0; i < ndeps; i++) {

@@ -15,6 +15,8 @@
  *    worker here; and only a node LOCUS_STEAL allows (near: the nearest
  *    nodes that have workers; all: every node, nearest first; none: never);
  *    or while every worker of this node sleeps (any node, unless none);
+ *  - hinted (locus_spawn_attr with a node): as a data-bound task of that
+ *    node (its nearest node with workers), or bound there if first-touch;
  *  - affinity-free (no dependencies, no known bytes): on the spawner's
  *    ordinary deque, shared by all nodes: an idle worker of any node takes
  *    it, nearest first.
@@ -207,6 +209,14 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
     struct lc_runtime *rt = w->rt;
     int nn = rt->topo.nnodes;
 
+    if (pl->hint >= 0) {
+        /* the program knows better than the data: its node (or the nearest
+         * with workers) wins, and a first-touch task is bound there */
+        t->node = rt->node_home[pl->hint];
+        if (pl->first_touch)
+            t->flags |= LC_TF_BOUND;
+        return;
+    }
     if (pl->first_touch) {
         unsigned k = atomic_fetch_add_explicit(&rt->ft_next, 1, memory_order_relaxed);
         t->node = rt->ft_nodes[k % (unsigned)rt->n_ft_nodes];
