@@ -150,6 +150,17 @@ static int spawn_note(int i, const locus_dep_t *deps, size_t ndeps, int node)
     return locus_spawn_attr(note, &i, sizeof i, deps, ndeps, &a);
 }
 
+/* The same with the argument not copied (arg_size 0), which a task without
+ * dependencies would otherwise take the descriptor-less way (steal.h). */
+static int idx[NT];
+static int spawn_note_nocopy(int i, int node)
+{
+    locus_task_attr_t a = LOCUS_TASK_ATTR_INIT;
+    a.node = node;
+    idx[i] = i;
+    return locus_spawn_attr(note, &idx[i], 0, NULL, 0, &a);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static _Atomic int foreign_rc;
@@ -446,8 +457,8 @@ static void test_node_hint(void **state)
     for (int k = 1; k < 4; k++) {
         reset_ran();
         wait_others_asleep();
-        for (int i = 0; i < 6; i++)
-            assert_int_equal(spawn_note(i, NULL, 0, k), 0);   /* no dependencies */
+        for (int i = 0; i < 6; i++)   /* no dependencies */
+            assert_int_equal(i % 2 ? spawn_note(i, NULL, 0, k) : spawn_note_nocopy(i, k), 0);
         assert_int_equal(wait_without_running(6), 6);
         assert_int_equal(locus_taskwait(), 0);
         for (int i = 0; i < 6; i++)
@@ -483,7 +494,7 @@ static void test_node_hint(void **state)
         assert_int_equal(atomic_load(&ran_on[i]), 8 + 1);
     reset_ran();
     for (int i = 0; i < 8; i++)
-        assert_int_equal(spawn_note(i, NULL, 0, 0), 0);
+        assert_int_equal(i % 2 ? spawn_note(i, NULL, 0, 0) : spawn_note_nocopy(i, 0), 0);
     nap_ms(200);   /* node 8 is idle meanwhile, and may not take them */
     int early = atomic_load(&nran);
     assert_int_equal(locus_taskwait(), 0);
