@@ -16,9 +16,9 @@
  * margin queued, or every worker of its node asleep while another node's
  * worker polls: a worker being woken still counts as asleep); the tests
  * queue a few tasks for one node at a time, only once every worker but
- * the main thread sleeps, and the main thread then waits without running
- * tasks: nothing wakes the other nodes' workers, so no rule lets them take
- * the tasks.
+ * the main thread sleeps (blocked on its futex, not only counted), and the
+ * main thread then waits without running tasks: nothing wakes the other
+ * nodes' workers, so no rule lets them take the tasks.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <numaif.h>
 #include <pthread.h>
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,12 +125,44 @@ static void nap_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* Whether every thread of the process but the calling one is blocked in
+ * the kernel (state S in /proc: a worker polling or making its last look
+ * before it sleeps is R). */
+static int others_blocked(void)
+{
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir)
+        return 1;   /* cannot tell: the sleeper count alone */
+    int all = 1;
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    for (struct dirent *e; all && (e = readdir(dir));) {
+        if (e->d_name[0] == '.' || atoi(e->d_name) == self)
+            continue;
+        char path[300], buf[256];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;   /* gone */
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *st = strrchr(buf, ')');
+        if (st && st[1] == ' ' && st[2] != 'S')
+            all = 0;
+    }
+    closedir(dir);
+    return all;
+}
+
 /* Waits (up to 60 s) until every worker but the calling one (worker 0,
- * which is not in a Locus wait) sleeps. */
+ * which is not in a Locus wait) sleeps: counted as a sleeper, and past its
+ * last look for work (which could otherwise still take a task queued for
+ * another node whose workers count as asleep), i.e. blocked on its futex. */
 static void wait_others_asleep(void)
 {
     for (int ms = 0; ms < 60000; ms++) {
-        if (atomic_load(&lc_rt->nsleep_total) == lc_rt->nworkers - 1)
+        if (atomic_load(&lc_rt->nsleep_total) == lc_rt->nworkers - 1 && others_blocked()
+            && atomic_load(&lc_rt->nsleep_total) == lc_rt->nworkers - 1)
             return;
         nap_ms(1);
     }
