@@ -21,6 +21,17 @@
 /* How often (in spawns) the spawner looks at how far its children lag. */
 #define LC_THROTTLE_CHECK 64
 
+/* Inlined into both copies of the spawn (locus_spawn, lc_spawn_hinted):
+ * with two callers GCC would call them out of line, where it inlined
+ * them into the one spawn there was before. */
+#define LC_SPAWN_PART static inline __attribute__((always_inline))
+LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total);
+LC_SPAWN_PART int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, void *arg);
+LC_SPAWN_PART void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
+                                       struct lc_task *t, uint32_t nlinked);
+LC_SPAWN_PART void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_task *t,
+                                const locus_dep_t *deps, size_t ndeps);
+
 int lc_not_worker(const char *fn)
 {
     if (!lc_rt)
