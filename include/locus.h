@@ -127,8 +127,8 @@ typedef struct locus_task_attr {
  * stealing rules of a task whose data lives there; a first-touch task is
  * booked on that node and runs only there.  Other schedulers accept the
  * node and ignore it.  Returns what locus_spawn() returns, and -EINVAL for
- * attr->size too small, unknown options set, or a node that is neither
- * LOCUS_NODE_ANY nor 0..locus_num_nodes()-1.
+ * attr->size too small or over 4096 (uninitialised), unknown options set,
+ * or a node that is neither LOCUS_NODE_ANY nor 0..locus_num_nodes()-1.
  */
 LOCUS_API int locus_spawn_attr(locus_task_fn fn, const void *arg, size_t arg_size,
                                const locus_dep_t *deps, size_t ndeps,
@@ -257,7 +257,8 @@ typedef struct locus_place {
  * policy places the pages as for any other memory.  Virtual topologies
  * (LOCUS_TOPOLOGY) only book: the pages are on the machine's one node.
  * *ptr is page-aligned.  0; -EINVAL for NULL ptr, bytes 0 or too large to
- * round up, place->size too small or unknown options set, an unknown kind,
+ * round up, place->size too small or over 4096 (uninitialised) or unknown
+ * options set, an unknown kind,
  * a node out of range, a block that is 0 or not a multiple of the page
  * size; -EPERM when the runtime is not running; -ENOMEM when the memory or
  * the bookkeeping cannot be had (or the kernel refuses a block's policy).

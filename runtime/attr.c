@@ -15,12 +15,19 @@
 #include "policy.h"
 #include "runtime.h"
 
+#define LC_STRUCT_MAX 4096   /* the largest size an options structure may claim */
+
 int lc_struct_check(const void *p, size_t size, size_t min, size_t known,
                     const char *fn, const char *type)
 {
     if (size < min)
         return lc_error(-EINVAL, "%s: %s.size is %zu, expected at least %zu: set it to "
                         "sizeof(%s) (its _INIT macro does)", fn, type, size, min, type);
+    /* no options structure will grow this large: an uninitialised size,
+     * whose bytes past the structure must not be read */
+    if (size > LC_STRUCT_MAX)
+        return lc_error(-EINVAL, "%s: %s.size is %zu, not sizeof(%s) (%zu): is it "
+                        "initialised? (its _INIT macro does it)", fn, type, size, type, known);
     const unsigned char *b = p;
     for (size_t i = known; i < size; i++)
         if (b[i])

@@ -237,6 +237,8 @@ static void test_errors(void **state)
     expect_err(locus_alloc(&p, 4096, &pl), -EINVAL, "place_t.size is 0");
     pl.size = sizeof pl - 1;
     expect_err(locus_alloc(&p, 4096, &pl), -EINVAL, "sizeof(locus_place_t)");
+    pl.size = (size_t)1 << 40;   /* garbage: its bytes past the structure are not read */
+    expect_err(locus_alloc(&p, 4096, &pl), -EINVAL, "initialised");
     struct { locus_place_t pl; long newer; } big = { LOCUS_PLACE_ON_NODE(1), 7 };   /* no padding */
     big.pl.size = sizeof big;
     expect_err(locus_alloc(&p, 4096, &big.pl), -EINVAL, "knows only");
@@ -278,6 +280,8 @@ static void test_errors(void **state)
     expect_err(locus_spawn_attr(note, &i, sizeof i, NULL, 0, &a), -EINVAL, "task_attr_t.size");
     a.size = offsetof(locus_task_attr_t, node);
     expect_err(locus_spawn_attr(note, &i, sizeof i, NULL, 0, &a), -EINVAL, "at least");
+    a.size = SIZE_MAX;
+    expect_err(locus_spawn_attr(note, &i, sizeof i, NULL, 0, &a), -EINVAL, "initialised");
     a = (locus_task_attr_t)LOCUS_TASK_ATTR_INIT;
     for (int n = -3; n <= 6; n++) {
         if (n >= -1 && n <= 3)
