@@ -256,12 +256,12 @@ typedef struct locus_place {
  * place NULL: nothing is asked of the kernel or booked; the regime's page
  * policy places the pages as for any other memory.  Virtual topologies
  * (LOCUS_TOPOLOGY) only book: the pages are on the machine's one node.
- * *ptr is page-aligned.  0; -EINVAL for NULL ptr, bytes 0 or too large to
- * round up, place->size too small or over 4096 (uninitialised) or unknown
- * options set, an unknown kind,
- * a node out of range, a block that is 0 or not a multiple of the page
- * size; -EPERM when the runtime is not running; -ENOMEM when the memory or
- * the bookkeeping cannot be had (or the kernel refuses a block's policy).
+ * *ptr is page-aligned.  Any thread may call it.  0; -EINVAL for NULL
+ * ptr, bytes 0 or too large to round up, place->size too small or over
+ * 4096 (uninitialised) or unknown options set, an unknown kind, a node out
+ * of range, a block that is 0 or not a multiple of the page size; -EPERM
+ * when the runtime is not running; -ENOMEM when the memory or the
+ * bookkeeping cannot be had (or the kernel refuses a block's policy).
  * On error *ptr is unchanged and nothing was mapped or booked.
  */
 LOCUS_API int locus_alloc(void **ptr, size_t bytes, const locus_place_t *place);
