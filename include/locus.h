@@ -99,6 +99,41 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                 sizeof((const locus_dep_t[]){ { 0, 0, LOCUS_ACCESS_IN }, __VA_ARGS__ }) \
                         / sizeof(locus_dep_t) - 1)
 
+/** A node argument meaning "no node in particular". */
+#define LOCUS_NODE_ANY (-1)
+
+/**
+ * Per-task options of locus_spawn_attr().  Set size to sizeof as the caller
+ * was compiled with (LOCUS_TASK_ATTR_INIT does), so that later versions can
+ * append options: fields are only ever appended after this structure's
+ * current end (never in its tail padding), and every appended field has 0
+ * as its "not asked for" value.  A library older than the caller's header
+ * accepts a larger size only when the bytes it does not know are all 0.
+ */
+typedef struct locus_task_attr {
+    size_t size;   /**< sizeof(locus_task_attr_t) as compiled */
+    int node;      /**< LOCUS_NODE_ANY, or run on node 0..locus_num_nodes()-1 (a hint,
+                        see locus_spawn_attr(3); ignored by NUMA-oblivious regimes) */
+} locus_task_attr_t;
+
+/** Every option at its default: locus_task_attr_t a = LOCUS_TASK_ATTR_INIT; */
+#define LOCUS_TASK_ATTR_INIT { sizeof(locus_task_attr_t), LOCUS_NODE_ANY }
+
+/**
+ * locus_spawn() with per-task options (attr NULL: exactly locus_spawn()).
+ * Under the naft scheduler on several nodes, attr->node >= 0 queues the
+ * task on that node (or, when the node has no workers, on the nearest node
+ * that has some) whatever its data says, dependencies or not, with the
+ * stealing rules of a task whose data lives there; a first-touch task is
+ * booked on that node and runs only there.  Other schedulers accept the
+ * node and ignore it.  Returns what locus_spawn() returns, and -EINVAL for
+ * attr->size too small or over 4096 (uninitialised), unknown options set,
+ * or a node that is neither LOCUS_NODE_ANY nor 0..locus_num_nodes()-1.
+ */
+LOCUS_API int locus_spawn_attr(locus_task_fn fn, const void *arg, size_t arg_size,
+                               const locus_dep_t *deps, size_t ndeps,
+                               const locus_task_attr_t *attr);
+
 /**
  * Waits until every child of the calling task is complete; the calling
  * thread runs other tasks meanwhile.  Returns 0 or -EPERM/-ENOTSUP as
@@ -183,6 +218,63 @@ LOCUS_API int locus_reset_stats(void);
  * -EPERM.
  */
 LOCUS_API int locus_forget(const void *addr, size_t size);
+
+/** Defined when locus_alloc() and locus_free() are declared. */
+#define LOCUS_HAVE_PLACE 1
+
+/** Where locus_alloc() puts pages (locus_place_t.kind). */
+typedef enum locus_place_kind {
+    LOCUS_PLACE_NODE = 1,       /**< every page on node (preferred: other nodes when it is full) */
+    LOCUS_PLACE_INTERLEAVE = 2, /**< pages interleaved over the nodes that have workers */
+    LOCUS_PLACE_BLOCKS = 3      /**< block bytes per node, dealt round-robin over the
+                                     nodes that have workers, starting with the lowest */
+} locus_place_kind_t;
+
+/**
+ * A placement for locus_alloc().  size: sizeof as the caller was compiled
+ * with (the macros below set it; same rule as locus_task_attr_t).  Fields
+ * the kind does not use are ignored.
+ */
+typedef struct locus_place {
+    size_t size;   /**< sizeof(locus_place_t) as compiled */
+    int kind;      /**< locus_place_kind_t */
+    int node;      /**< LOCUS_PLACE_NODE: 0..locus_num_nodes()-1 */
+    size_t block;  /**< LOCUS_PLACE_BLOCKS: bytes per block, a multiple of the page size */
+} locus_place_t;
+
+#define LOCUS_PLACE_ON_NODE(n)  ((locus_place_t){ sizeof(locus_place_t), LOCUS_PLACE_NODE, (n), 0 })
+#define LOCUS_PLACE_INTERLEAVED ((locus_place_t){ sizeof(locus_place_t), LOCUS_PLACE_INTERLEAVE, \
+                                                  LOCUS_NODE_ANY, 0 })
+#define LOCUS_PLACE_IN_BLOCKS(b) ((locus_place_t){ sizeof(locus_place_t), LOCUS_PLACE_BLOCKS, \
+                                                   LOCUS_NODE_ANY, (size_t)(b) })
+
+/**
+ * Maps bytes (rounded up to whole pages) of zeroed memory placed as *place
+ * says and books it in the data-location directory, so that the naft
+ * scheduler runs the tasks that use it where it is; e.g.
+ *   locus_alloc(&p, n, &LOCUS_PLACE_ON_NODE(1));
+ * place NULL: nothing is asked of the kernel or booked; the regime's page
+ * policy places the pages as for any other memory.  Virtual topologies
+ * (LOCUS_TOPOLOGY) only book: the pages are on the machine's one node.
+ * *ptr is page-aligned.  Any thread may call it.  0; -EINVAL for NULL
+ * ptr, bytes 0 or too large to round up, place->size too small or over
+ * 4096 (uninitialised) or unknown options set, an unknown kind, a node out
+ * of range, a block that is 0 or not a multiple of the page size; -EPERM
+ * when the runtime is not running; -ENOMEM when the memory or the
+ * bookkeeping cannot be had (or the kernel refuses a block's policy).
+ * On error *ptr is unchanged and nothing was mapped or booked.
+ */
+LOCUS_API int locus_alloc(void **ptr, size_t bytes, const locus_place_t *place);
+
+/**
+ * Unmaps a block from locus_alloc() (ptr and bytes as allocated) and
+ * forgets it in the data-location directory; callable before locus_init()
+ * and after locus_finalize() too.  0; -EINVAL (and nothing happens) when
+ * ptr is not the start of a live block from locus_alloc() or bytes is not
+ * its size; -ENOMEM when the directory could not be updated (the block is
+ * then still allocated).
+ */
+LOCUS_API int locus_free(void *ptr, size_t bytes);
 
 /*
  * Coherence-traffic counters (LOCUS_COUNTERS, see locus(7)): hardware counts

@@ -228,12 +228,12 @@ static int kernel_home(struct lc_runtime *rt, uintptr_t a, size_t size, size_t u
 }
 
 void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps,
-                       size_t ndeps)
+                       size_t ndeps, int hint)
 {
     struct lc_runtime *rt = w->rt;
     int nn = rt->topo.nnodes, interleave = rt->opt.pages == LC_PAGES_INTERLEAVE;
     uint64_t bytes[nn], spread = 0;
-    struct lc_placement pl = { 0, 0, bytes, 0 };
+    struct lc_placement pl = { 0, 0, bytes, 0, hint };
     struct gap_list gaps;
 
     memset(bytes, 0, sizeof bytes);
@@ -260,6 +260,8 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
     t->node = -1;
     if (rt->sched->place)
         rt->sched->place(w, t, &pl);
+    if (!ndeps)
+        return;   /* a hinted task without data: nothing to book or count */
     int booked = interleave ? LC_DIR_SPREAD : t->node >= 0 ? t->node : w->node;
     gaps.n = 0;
     gaps.bytes = 0;

@@ -213,12 +213,25 @@ static inline void lc_sleep_fence(struct lc_runtime *rt)
 /* locality.c (only called when rt->track) */
 int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen);
 void lc_locality_fini(struct lc_runtime *rt);
-void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps, size_t ndeps);
+/* hint: the node the spawner asked for (locus_spawn_attr), -1 none; with a
+ * hint, ndeps may be 0 */
+void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps,
+                       size_t ndeps, int hint);
 void lc_locality_run(struct lc_worker *w, struct lc_task *t);
 void lc_locality_ran(struct lc_worker *w, struct lc_task *t);
 
 /* spawn.c: -EPERM (not running) or -ENOTSUP (foreign thread), with a message */
 int lc_not_worker(const char *fn);
+/* spawn.c: locus_spawn() asking a placing scheduler for node hint (-1 none) */
+int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
+                    const locus_dep_t *deps, size_t ndeps, int hint);
+
+/* attr.c: checks an options structure whose first field is its size as the
+ * caller compiled it (locus_task_attr_t, locus_place_t): size >= min (the
+ * first version's), and the bytes past known (this version's sizeof), which
+ * only a newer caller has, all 0.  0 or -EINVAL with a message naming fn. */
+int lc_struct_check(const void *p, size_t size, size_t min, size_t known,
+                    const char *fn, const char *type);
 
 /* stats.c */
 uint64_t lc_now_ns(void);

@@ -21,6 +21,17 @@
 /* How often (in spawns) the spawner looks at how far its children lag. */
 #define LC_THROTTLE_CHECK 64
 
+/* Inlined into both copies of the spawn (locus_spawn, lc_spawn_hinted):
+ * with two callers GCC would call them out of line, where it inlined
+ * them into the one spawn there was before. */
+#define LC_SPAWN_PART static inline __attribute__((always_inline))
+LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total);
+LC_SPAWN_PART int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, void *arg);
+LC_SPAWN_PART void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
+                                       struct lc_task *t, uint32_t nlinked);
+LC_SPAWN_PART void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_task *t,
+                                const locus_dep_t *deps, size_t ndeps);
+
 int lc_not_worker(const char *fn)
 {
     if (!lc_rt)
@@ -164,8 +175,14 @@ static void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_
     lc_task_unmapped(w, t);
 }
 
-LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
-                          const locus_dep_t *deps, size_t ndeps)
+/*
+ * The spawn itself, inlined into locus_spawn() with hint -1 (where every
+ * test of hint folds away) and into lc_spawn_hinted().  hint: the node a
+ * placing scheduler should queue the task on (attr.c), or -1.
+ */
+static inline __attribute__((always_inline))
+int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t *deps,
+          size_t ndeps, int hint)
 {
     struct lc_worker *w = lc_self;
     if (__builtin_expect(!w, 0))
@@ -183,7 +200,7 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     const struct lc_sched_ops *sched = rt->sched;
     struct lc_task *parent = w->cur;
     int now = 0;
-    if (ndeps == 0) {
+    if (ndeps == 0 && hint < 0) {   /* a hinted task needs a descriptor to carry its node */
         /* a long queue here already, or bodies shorter than a hand-over
          * to another core (grain.h): run it now */
         if (sched->backlog(w) || lc_grain_run_here(w)) {
@@ -223,8 +240,8 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     init_ready(t, fn, parent, tg);
     if (tg)
         lc_taskgroup_add(tg);
-    if (rt->track && ndeps)
-        lc_locality_spawn(w, t, deps, ndeps);
+    if (rt->track && (ndeps || hint >= 0))
+        lc_locality_spawn(w, t, deps, ndeps, hint);
     else if (ndeps)   /* one node: every byte is local */
         lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
 
@@ -275,6 +292,19 @@ spawned:
         && lc_task_outstanding(parent) > (int64_t)rt->opt.throttle)
         lc_wait_children(w, parent, rt->opt.throttle / 2);
     return 0;
+}
+
+LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
+                          const locus_dep_t *deps, size_t ndeps)
+{
+    return spawn(fn, arg, arg_size, deps, ndeps, -1);
+}
+
+/* locus_spawn_attr() (attr.c) once its options are checked. */
+int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
+                    const locus_dep_t *deps, size_t ndeps, int hint)
+{
+    return spawn(fn, arg, arg_size, deps, ndeps, hint);
 }
 
 LOCUS_API int locus_taskwait(void)

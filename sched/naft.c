@@ -16,6 +16,8 @@
  *    worker here; and only a node LOCUS_STEAL allows (near: the nearest
  *    nodes that have workers; all: every node, nearest first; none: never);
  *    or while every worker of this node sleeps (any node, unless none);
+ *  - hinted (locus_spawn_attr with a node): as a data-bound task of that
+ *    node (its nearest node with workers), or bound there if first-touch;
  *  - affinity-free (no dependencies, no known bytes): on the spawner's
  *    ordinary deque, shared by all nodes: an idle worker of any node takes
  *    it, nearest first.
@@ -208,6 +210,14 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
     struct lc_runtime *rt = w->rt;
     int nn = rt->topo.nnodes;
 
+    if (pl->hint >= 0) {
+        /* the program knows better than the data: its node (or the nearest
+         * with workers) wins, and a first-touch task is bound there */
+        t->node = rt->node_home[pl->hint];
+        if (pl->first_touch)
+            t->flags |= LC_TF_BOUND;
+        return;
+    }
     /* bytes per node with workers; interleaved bytes weigh the same on every
      * node in use, so they cannot change the choice and are left out */
     uint64_t score[nn];

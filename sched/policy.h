@@ -24,6 +24,7 @@ struct lc_placement {
     uint64_t fresh;            /* the bytes of such regions */
     const uint64_t *bytes;     /* its dependency bytes on each node (nnodes entries) */
     uint64_t spread;           /* its bytes interleaved over every node in use */
+    int hint;                  /* the node the spawner asked for (locus_spawn_attr), -1 none */
 };
 
 struct lc_sched_ops {
@@ -34,9 +35,10 @@ struct lc_sched_ops {
     int (*init)(struct lc_runtime *rt, char *err, size_t errlen);
     /* After every worker has stopped. */
     void (*fini)(struct lc_runtime *rt);
-    /* A task with dependencies is being spawned by w on a machine of several
-     * nodes: the policy may choose t->node (a node with workers), which is
-     * also where a first-touch task's regions are booked.  May be NULL. */
+    /* A task with dependencies, or with a node hint, is being spawned by w
+     * on a machine of several nodes: the policy may choose t->node (a node
+     * with workers), which is also where a first-touch task's regions are
+     * booked.  May be NULL (then hints are ignored). */
     void (*place)(struct lc_worker *w, struct lc_task *t, const struct lc_placement *pl);
     /* t is ready: queue it. */
     void (*push)(struct lc_worker *w, struct lc_task *t);

@@ -28,7 +28,11 @@
  *              thread touched (one node per 2 MiB) and 64 KiB tiles first
  *              touched inside huge pages (a tile on its huge page's node);
  *              after finalize the program has the memory policy it had
- *              before locus_init() again.
+ *              before locus_init() again;
+ *   place      locus_alloc's pages where it was asked to put them (a node,
+ *              interleaved, blocks), tasks reading a block on its node,
+ *              tasks given a node (locus_spawn_attr) run there and a
+ *              first-touch one places its pages there.
  * The regime of each phase is set with setenv() before its locus_init().
  * Test buffers are checked to have no page resident before their first
  * touch, so that a reused allocation cannot pass for a placement.
@@ -878,6 +882,107 @@ out:
     free_blocks(blk, NBLOCKS);
 }
 
+/* locus_alloc: the pages of a node placement on that node (touched by the
+ * main thread, wherever it runs), interleaved pages spread evenly, blocks
+ * on the nodes they were dealt to; tasks reading a block, tasks given a
+ * node and a first-touch task given a node run there (LOCUS_STEAL=none:
+ * deterministic), and the first-touch task's pages follow it. */
+static void phase_place(void)
+{
+    if (start("naft", "none") != 0)
+        return;
+    long per[MAXN], absent;
+    size_t len = 16 * page;
+    for (int k = 0; k < nnodes; k++) {
+        unsigned char *p = NULL;
+        int r = locus_alloc((void **)&p, len, &LOCUS_PLACE_ON_NODE(k));
+        CHECK(r == 0, "place: locus_alloc on node %d: %s", k, locus_error_message());
+        if (r)
+            continue;
+        memset(p, 1, len);
+        int all = count_pages(p, len, per, &absent);
+        CHECK(all == k, "place: LOCUS_PLACE_ON_NODE(%d): %ld of %zu pages there (%ld absent)",
+              k, per[k], len / page, absent);
+        CHECK(locus_free(p, len) == 0, "place: locus_free: %s", locus_error_message());
+    }
+
+    size_t ilen = (size_t)(64 * nnodes) * page;
+    unsigned char *ip = NULL;
+    int r = locus_alloc((void **)&ip, ilen, &LOCUS_PLACE_INTERLEAVED);
+    CHECK(r == 0, "place: locus_alloc interleaved: %s", locus_error_message());
+    if (r == 0) {
+        memset(ip, 2, ilen);
+        count_pages(ip, ilen, per, &absent);
+        printf("  interleaved, pages per node:");
+        for (int n = 0; n < nnodes; n++) {
+            printf(" %ld", per[n]);
+            CHECK(labs(per[n] - 64) <= 1, "place: interleaved: node %d has %ld of %d pages, "
+                  "expected 64 +- 1", n, per[n], 64 * nnodes);
+        }
+        putchar('\n');
+        CHECK(locus_free(ip, ilen) == 0, "place: locus_free: %s", locus_error_message());
+    }
+
+    int nb = 4 * nnodes + 1;
+    size_t blen = 2 * page;
+    unsigned char *bp = NULL;
+    struct rec rec[4 * MAXN + 1];
+    memset(rec, 0, sizeof rec);
+    r = locus_alloc((void **)&bp, (size_t)nb * blen, &LOCUS_PLACE_IN_BLOCKS(blen));
+    CHECK(r == 0, "place: locus_alloc in blocks: %s", locus_error_message());
+    if (r == 0) {
+        memset(bp, 3, (size_t)nb * blen);
+        for (int b = 0; b < nb; b++) {
+            int all = count_pages(bp + b * blen, blen, per, &absent);
+            CHECK(all == b % nnodes, "place: block %d: pages on node %d, dealt to node %d", b,
+                  all, b % nnodes);
+            struct blk_arg a = { bp + b * blen, blen, &rec[b], 0 };
+            r = locus_task(read_body, &a, sizeof a, LOCUS_IN(bp + b * blen, blen));
+            CHECK(r == 0, "place: spawn of reader %d: %s", b, locus_strerror(r));
+        }
+        CHECK(locus_taskwait() == 0, "place: locus_taskwait failed");
+        check_records("place: block readers", rec, nb);
+        for (int b = 0; b < nb; b++)
+            CHECK(rec[b].worker_node == b % nnodes, "place: the reader of block %d ran on node "
+                  "%d, its block is on node %d", b, rec[b].worker_node, b % nnodes);
+        CHECK(locus_free(bp, (size_t)nb * blen) == 0, "place: locus_free: %s",
+              locus_error_message());
+    }
+
+    /* a node hint: without dependencies, and on a first-touch task */
+    unsigned char *fp = NULL;
+    r = locus_alloc((void **)&fp, (size_t)nnodes * blen, NULL);
+    CHECK(r == 0, "place: locus_alloc without a place: %s", locus_error_message());
+    memset(rec, 0, sizeof rec);
+    for (int k = 0; r == 0 && k < nnodes; k++) {
+        locus_task_attr_t at = LOCUS_TASK_ATTR_INIT;
+        at.node = nnodes - 1 - k;   /* not the order first-touch tasks are dealt in */
+        struct blk_arg a = { fp + k * blen, blen, &rec[k], 0 };
+        locus_dep_t d = LOCUS_OUT(fp + k * blen, blen);
+        CHECK(locus_spawn_attr(init_body, &a, sizeof a, &d, 1, &at) == 0,
+              "place: hinted first-touch task: %s", locus_error_message());
+        struct blk_arg h = { fp, 0, &rec[nnodes + k], 0 };
+        CHECK(locus_spawn_attr(read_body, &h, sizeof h, NULL, 0, &at) == 0,
+              "place: hinted task: %s", locus_error_message());
+    }
+    CHECK(locus_taskwait() == 0, "place: locus_taskwait failed");
+    for (int k = 0; r == 0 && k < nnodes; k++) {
+        int want = nnodes - 1 - k;
+        CHECK(rec[k].worker_node == want && rec[nnodes + k].worker_node == want,
+              "place: tasks given node %d ran on nodes %d (first touch) and %d (no data)", want,
+              rec[k].worker_node, rec[nnodes + k].worker_node);
+        int all = count_pages(fp + k * blen, blen, per, &absent);
+        CHECK(all == want, "place: pages first touched by a task given node %d are on %d",
+              want, all);
+    }
+    if (r == 0) {
+        check_records("place: hinted tasks", rec, 2 * nnodes);
+        CHECK(locus_free(fp, (size_t)nnodes * blen) == 0, "place: locus_free: %s",
+              locus_error_message());
+    }
+    stop();
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int parse_args(int argc, char **argv)
@@ -927,6 +1032,7 @@ int main(int argc, char **argv)
         { "naft-defaults", phase_naft_defaults },
         { "main-init", phase_main_init }, { "steal-near", phase_steal_near },
         { "dft", phase_dft },             { "di", phase_di },
+        { "place", phase_place },
     };
     int failed_phases = 0;
     for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
