@@ -14,6 +14,7 @@
 #include "mem.h"
 #include "runtime.h"
 #include "policy.h"
+#include "ready.h"
 #include "steal.h"
 #include "taskpool.h"
 #include "team.h"
@@ -76,33 +77,6 @@ static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_tas
     atomic_store_explicit(&t->npreds, 0, memory_order_relaxed);
 }
 
-/* Runs a dependency-free task at once on w, as its own task (so its
- * children and taskwait behave as usual).  Its children are not run at
- * their spawn (grain.h): if it is longer than it was taken for, they are
- * what the other workers can take meanwhile. */
-static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, void *arg)
-{
-    struct lc_task *parent = w->cur;
-    int at_spawn = w->at_spawn;
-    t->flags = 0;
-    t->arg = arg;          /* runs before spawn returns: no copy needed */
-    /* no group: it is complete before spawn returns, nobody waits for it */
-    init_ready(t, fn, parent, NULL);
-
-    w->cur = t;
-    w->at_spawn = 1;
-    lc_run_fn(w, fn, arg);
-    w->at_spawn = at_spawn;
-    w->cur = parent;
-    lc_stat_add(&w->stats.tasks_run, 1);
-    if (t->nspawned)
-        lc_wait_children(w, t, 0);   /* t's descriptor must outlive its children */
-    if (t->map)
-        lc_depmap_destroy(w, t->map);
-    lc_task_release(&w->pool, &w->rt->gpool, t);
-    return 0;
-}
-
 struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it)
 {
     struct lc_task *t = lc_task_alloc(&w->pool, &w->rt->gpool);
@@ -133,7 +107,7 @@ static void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
 {
     lc_wait_children(w, parent, 1);   /* only t itself remains */
     atomic_fetch_sub_explicit(&t->npreds, LC_GUARD - nlinked, memory_order_acq_rel);
-    lc_execute(w, t);
+    lc_task_ready(w, t, LC_READY_SERIAL);
     lc_wait_children(w, parent, 0);
 }
 
@@ -153,7 +127,7 @@ static void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_
 {
     atomic_store_explicit(&t->state, 0, memory_order_relaxed);
     parent->nspawned++;
-    lc_run_at_spawn(w, t);
+    lc_ready_do(w, t, LC_ACT_RUN_AT_SPAWN);
     if (__builtin_expect(!lc_task_is_complete(t), 0)) {
         uint32_t nlinked = 0;
         if (lc_depmap_register(w, parent->map, t, deps, ndeps, &nlinked) < 0)
@@ -164,32 +138,52 @@ static void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_
     lc_task_unmapped(w, t);
 }
 
-LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
-                          const locus_dep_t *deps, size_t ndeps)
+/* Gives t its own copy of the argument: arg_size bytes in the descriptor's
+ * line of its own (LC_INLINE_ARG), or in a block freed at its completion.
+ * 0 or -ENOMEM. */
+static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size)
 {
-    struct lc_worker *w = lc_self;
-    if (__builtin_expect(!w, 0))
-        return lc_not_worker("locus_spawn");
-    if (__builtin_expect(!fn, 0))
-        return lc_error(-EINVAL, "locus_spawn: fn is NULL");
-    if (__builtin_expect(ndeps && !deps, 0))
-        return lc_error(-EINVAL, "locus_spawn: deps is NULL but ndeps is %zu", ndeps);
-    uint64_t dep_bytes = 0;
-    int r = check_deps(deps, ndeps, &dep_bytes);
-    if (__builtin_expect(r < 0, 0))
-        return r;
+    t->flags = 0;
+    if (arg_size == 0) {
+        t->arg = (void *)arg;
+    } else if (arg_size <= LC_INLINE_ARG) {
+        memcpy(t->argbuf, arg, arg_size);
+        t->arg = t->argbuf;
+    } else {
+        void *copy = lc_mem_alloc(arg_size, 16);
+        if (!copy)
+            return lc_error(-ENOMEM, "locus_spawn: out of memory copying a %zu-byte argument",
+                            arg_size);
+        memcpy(copy, arg, arg_size);
+        t->arg = copy;
+        t->flags = LC_TF_HEAPARG;
+    }
+    return 0;
+}
 
+/*
+ * Creates the task (arguments already checked) and hands it, once ready,
+ * to lc_task_ready (ready.h), which decides where it runs.  Whatever it
+ * decides, the task has been given the same things first: its own copy of
+ * the argument, its parent's innermost open task group, a count in its
+ * parent's children and, with dependencies, its place in the parent's
+ * map (or the proof that it needs none: run_unmapped).
+ */
+static int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg, size_t arg_size,
+                      const locus_dep_t *deps, size_t ndeps, uint64_t dep_bytes)
+{
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
     struct lc_task *parent = w->cur;
-    int now = 0;
+    struct lc_taskgroup *tg = lc_task_open_group(parent);
+    int act = -1;   /* enum lc_ready_act, -1 while not decided */
+    int r;
+
     if (ndeps == 0) {
-        /* a long queue here already, or bodies shorter than a hand-over
-         * to another core (grain.h): run it now */
-        if (sched->backlog(w) || lc_grain_run_here(w)) {
-            now = 1;
-        } else if (arg_size == 0 && !lc_task_open_group(parent)) {
-            /* queued as (fn, arg, parent): its taker makes the descriptor */
+        act = lc_ready_decide(w, -1, LC_READY_SPAWNED_FREE);
+        if (act == LC_ACT_QUEUE && arg_size == 0 && !tg) {
+            /* nothing to copy, no group: queued as (fn, arg, parent), its
+             * taker makes the descriptor (sched/steal.h, light tasks) */
             parent->nspawned++;
             if (__builtin_expect(sched->push_light(w, fn, (void *)arg, parent) == 0, 1))
                 goto spawned;
@@ -199,41 +193,32 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     struct lc_task *t = lc_task_alloc(&w->pool, &rt->gpool);
     if (__builtin_expect(!t, 0))
         return lc_error(-ENOMEM, "locus_spawn: out of memory for a task descriptor");
-    if (now)
-        return run_inline(w, t, fn, (void *)arg);
-
-    t->flags = 0;
-    if (arg_size == 0) {
-        t->arg = (void *)arg;
-    } else if (arg_size <= LC_INLINE_ARG) {
-        memcpy(t->argbuf, arg, arg_size);
-        t->arg = t->argbuf;
-    } else {
-        void *copy = lc_mem_alloc(arg_size, 16);
-        if (!copy) {
-            lc_task_release(&w->pool, &rt->gpool, t);
-            return lc_error(-ENOMEM, "locus_spawn: out of memory copying a %zu-byte argument",
-                            arg_size);
-        }
-        memcpy(copy, arg, arg_size);
-        t->arg = copy;
-        t->flags = LC_TF_HEAPARG;
+    if (__builtin_expect((r = copy_arg(t, arg, arg_size)) < 0, 0)) {
+        lc_task_release(&w->pool, &rt->gpool, t);
+        return r;
     }
-    struct lc_taskgroup *tg = lc_task_open_group(parent);
     init_ready(t, fn, parent, tg);
     if (tg)
         lc_taskgroup_add(tg);
-    if (rt->track && ndeps)
-        lc_locality_spawn(w, t, deps, ndeps);
-    else if (ndeps)   /* one node: every byte is local */
-        lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
 
-    int here = -1;   /* run at spawn by body length (grain.h): not asked yet */
     if (ndeps == 0) {
-        parent->nspawned++;
-        sched->push(w, t);
-    } else if (parent->map && (t->node < 0 || t->node == w->node)
-               && (here = lc_grain_run_here(w))
+        /* the two acts lc_ready_decide has for it, spelt out so that
+         * lc_ready_do folds to one of them */
+        if (__builtin_expect(act == LC_ACT_RUN_INLINE, 1)) {
+            lc_ready_do(w, t, LC_ACT_RUN_INLINE);
+            return 0;   /* complete, and not among parent's children: nothing to throttle */
+        } else {
+            parent->nspawned++;
+            lc_ready_do(w, t, LC_ACT_QUEUE);
+        }
+        goto spawned;
+    }
+    if (rt->track)
+        lc_locality_spawn(w, t, deps, ndeps);
+    else   /* one node: every byte is local */
+        lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
+    if (parent->map
+               && (act = lc_ready_decide(w, t->node, LC_READY_SPAWNED)) == LC_ACT_RUN_AT_SPAWN
                && lc_depmap_ready(parent->map, deps, ndeps)) {
         run_unmapped(w, parent, t, deps, ndeps);
     } else {
@@ -254,19 +239,9 @@ LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
         /* acq_rel: if we release the last guard share, we must see every
          * predecessor's writes before the task can run */
         uint32_t share = LC_GUARD - nlinked;
-        if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share) {
-            /* ready at once: with a long queue here already, or when bodies
-             * are shorter than a hand-over to another core, running it now
-             * beats handing it to a thief (lc_backlog_own, grain.h) */
-            if (t->node >= 0 && t->node != w->node)
-                sched->push(w, t);
-            else if (sched->backlog(w))
-                lc_execute(w, t);
-            else if (here >= 0 ? here : lc_grain_run_here(w))
-                lc_run_at_spawn(w, t);
-            else
-                sched->push(w, t);
-        }
+        if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share)
+            lc_ready_do(w, t, act >= 0 ? (enum lc_ready_act)act
+                              : lc_ready_decide(w, t->node, LC_READY_SPAWNED));
     }
 
 spawned:
@@ -275,6 +250,26 @@ spawned:
         && lc_task_outstanding(parent) > (int64_t)rt->opt.throttle)
         lc_wait_children(w, parent, rt->opt.throttle / 2);
     return 0;
+}
+
+LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
+                          const locus_dep_t *deps, size_t ndeps)
+{
+    struct lc_worker *w = lc_self;
+    if (__builtin_expect(!w, 0))
+        return lc_not_worker("locus_spawn");
+    if (__builtin_expect(!fn, 0))
+        return lc_error(-EINVAL, "locus_spawn: fn is NULL");
+    if (__builtin_expect(arg_size && !arg, 0))
+        return lc_error(-EINVAL, "locus_spawn: arg is NULL but arg_size is %zu (pass arg_size 0 "
+                        "to hand the task a NULL pointer)", arg_size);
+    if (__builtin_expect(ndeps && !deps, 0))
+        return lc_error(-EINVAL, "locus_spawn: deps is NULL but ndeps is %zu", ndeps);
+    uint64_t dep_bytes = 0;
+    int r = check_deps(deps, ndeps, &dep_bytes);
+    if (__builtin_expect(r < 0, 0))
+        return r;
+    return spawn_task(w, fn, arg, arg_size, deps, ndeps, dep_bytes);
 }
 
 LOCUS_API int locus_taskwait(void)

@@ -405,9 +405,9 @@ static struct lc_task *naft_pop(struct lc_worker *w)
     return NULL;
 }
 
-static int naft_run_here(struct lc_worker *w, struct lc_task *t)
+static int naft_run_here(struct lc_worker *w, int node)
 {
-    return t->node < 0 || t->node == w->node;
+    return node < 0 || node == w->node;
 }
 
 

@@ -46,9 +46,10 @@ struct lc_sched_ops {
     /* The next task for w (its own queue first, then stealing as the policy
      * allows), or NULL. */
     struct lc_task *(*pop)(struct lc_worker *w);
-    /* Nonzero when t, just made ready by a completion on w, may run next on
-     * w without being queued (immediate successor).  May be NULL (= yes). */
-    int (*run_here)(struct lc_worker *w, struct lc_task *t);
+    /* Nonzero when a task placed on node (-1: none), just made ready by a
+     * completion on w, may run next on w without being queued (immediate
+     * successor).  May be NULL (= yes). */
+    int (*run_here)(struct lc_worker *w, int node);
     /* Nonzero when w has so much queued work that a new task without
      * dependencies is better run at once by its spawner. */
     int (*backlog)(struct lc_worker *w);
