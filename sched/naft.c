@@ -35,6 +35,8 @@
 #include "steal.h"
 #include "runtime.h"
 
+extern const struct lc_sched_ops lc_sched_naft;   /* below: its name for messages */
+
 /* A FIFO under a lock, linked through qnext: the tasks sent to a node from
  * other nodes (inbox), and the node's first-touch tasks (bound). */
 struct naft_fifo {
@@ -191,14 +193,14 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
 
 nomem_all:
     naft_fini(rt);
-    snprintf(err, errlen, "scheduler naft: out of memory for the node queues");
+    snprintf(err, errlen, "scheduler %s: out of memory for the node queues", lc_sched_naft.name);
     return -ENOMEM;
 nomem_deques:
     free(s->nodes);
 nomem:
     free(s);
     rt->sched_data = NULL;
-    snprintf(err, errlen, "scheduler naft: out of memory for the node queues");
+    snprintf(err, errlen, "scheduler %s: out of memory for the node queues", lc_sched_naft.name);
     return -ENOMEM;
 }
 
@@ -415,7 +417,8 @@ const struct lc_sched_ops lc_sched_naft = {
     .name = "naft",
     .description = "NUMA-aware: first-touch tasks dealt over the nodes and run there, "
                    "others on the node of most of their data (taken elsewhere only from an "
-                   "overloaded node), tasks without data shared by all (NAFT)",
+                   "overloaded node), tasks without data shared by all",
+    .caps = LC_SCHED_NUMA_AWARE | LC_SCHED_FIRST_TOUCH,
     .init = naft_init,
     .fini = naft_fini,
     .place = naft_place,

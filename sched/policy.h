@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "env.h"
 #include "locus.h"
 
 struct lc_runtime;
@@ -25,9 +26,16 @@ struct lc_placement {
     uint64_t spread;           /* its bytes interleaved over every node in use */
 };
 
+/* Capabilities and needs of a policy (lc_sched_ops.caps), read by env.c and
+ * init.c instead of names. */
+#define LC_SCHED_NUMA_AWARE  0x1u   /* chooses a node for a task by where its data is */
+#define LC_SCHED_FIRST_TOUCH 0x2u   /* needs pages placed by first touch: refused with
+                                       interleaved pages (Caheny et al., section 4.1) */
+
 struct lc_sched_ops {
-    const char *name;
-    const char *description;
+    const char *name;               /* LOCUS_SCHED's word (lower case) */
+    const char *description;        /* one line, for LOCUS_REGIME=help */
+    unsigned caps;                  /* LC_SCHED_* */
     /* After the workers are laid out, before any of them runs.  0 or negative errno
      * with a message in err. */
     int (*init)(struct lc_runtime *rt, char *err, size_t errlen);
@@ -59,7 +67,27 @@ struct lc_sched_ops {
 
 extern const struct lc_sched_ops *const lc_sched_registry[];   /* NULL-terminated */
 
-/* The policy called name, or NULL. */
+/* The policy called name (any case), or NULL. */
 const struct lc_sched_ops *lc_sched_find(const char *name);
+
+/* A regime of Caheny et al., section 4.1: a policy and a page placement
+ * under one name (LOCUS_REGIME). */
+struct lc_regime {
+    const char *name;               /* LOCUS_REGIME's word (lower case) */
+    const char *description;        /* one line, for LOCUS_REGIME=help */
+    const char *sched;              /* the name of its policy in lc_sched_registry */
+    enum lc_pages pages;            /* LC_PAGES_FIRSTTOUCH or LC_PAGES_INTERLEAVE */
+    int is_default;                 /* the regime with LOCUS_REGIME unset (exactly one) */
+};
+
+extern const struct lc_regime lc_regimes[];   /* ended by an entry whose name is NULL */
+
+/* The regime called name (any case), or NULL. */
+const struct lc_regime *lc_regime_find(const char *name);
+/* The regime used when LOCUS_REGIME is unset. */
+const struct lc_regime *lc_regime_default(void);
+/* A regime with interleaved pages whose policy accepts them (what to
+ * suggest instead of a refused combination), or NULL. */
+const struct lc_regime *lc_regime_interleaving(void);
 
 #endif /* LC_POLICY_H */
