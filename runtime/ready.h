@@ -9,13 +9,17 @@
  *
  * What a ready task is does not depend on the path: by the time it gets
  * here it has its descriptor, its own copy of the argument (arg_size > 0),
- * its parent's innermost open task group and a count in its parent's
- * children (spawn.c builds all of that before asking), so queued, run at
- * spawn, run for a backlog or serialised after an allocation failure, it
- * runs the same way: lc_execute or lc_run_at_spawn (exec.c), then the same
- * completion.  The only task that is ready without a descriptor is a light
- * task (no dependencies, no argument copy, no open group: see
- * lc_push_light in sched/steal.h), and it is only ever queued.
+ * its parent's innermost open task group and a count among its parent's
+ * children (spawn.c builds all of that before asking; the one exception,
+ * a dependency-free task run inline, completes inside its own spawn, so
+ * nothing but its spawner could wait for it).  Queued, run at spawn, run
+ * for a backlog or serialised after an allocation failure, it then runs
+ * the same way and completes the same way: its group counted down, its
+ * argument copy freed, its successors released through here again.  The
+ * only task that is ready without a descriptor is a light task (no
+ * dependencies, no argument copy, no open group: see lc_push_light in
+ * sched/steal.h), and it is only ever queued.  doc/scheduler.md has the
+ * design.
  */
 #ifndef LC_READY_H
 #define LC_READY_H
@@ -50,12 +54,12 @@ enum lc_ready_act {
  * how.  A spawned task runs at once when bodies are shorter than a
  * hand-over to another core (grain.h: its body only) or when w has a long
  * queue already (lc_backlog_own: deferring more only costs a push and a
- * pop); never when the policy placed it on another node.  Asking grain.h has a side
- * effect (its clock), so a spawn decides once and keeps the answer.
+ * pop); never when the policy placed it on another node.  Asking grain.h
+ * has a side effect (its clock), so a spawn decides once and keeps the
+ * answer.
  */
 static inline __attribute__((always_inline))
-enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node,
-                                                enum lc_ready_how how)
+enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, enum lc_ready_how how)
 {
     const struct lc_sched_ops *sched = w->rt->sched;
     switch (how) {
@@ -119,13 +123,17 @@ void lc_run_inline(struct lc_worker *w, struct lc_task *t)
 /* Carries out act for the ready task t on w; t when the caller is to run
  * it next (LC_ACT_RUN_NEXT), else NULL. */
 static inline __attribute__((always_inline))
-struct lc_task *lc_ready_do(struct lc_worker *w, struct lc_task *t,
-                                          enum lc_ready_act act)
+struct lc_task *lc_ready_do(struct lc_worker *w, struct lc_task *t, enum lc_ready_act act)
 {
     switch (act) {
-    case LC_ACT_QUEUE:
-        w->rt->sched->push(w, t);
+    case LC_ACT_QUEUE: {
+        int who = w->rt->sched->push(w, t);
+        if (__builtin_expect(who == LC_PUSH_FULL, 0))
+            lc_execute(w, t);   /* no queue could take it: t is ready, so run it now */
+        else
+            lc_wake_for(w, who);
         return NULL;
+    }
     case LC_ACT_RUN_NOW:
         lc_execute(w, t);
         return NULL;

@@ -185,8 +185,10 @@ static int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg, si
             /* nothing to copy, no group: queued as (fn, arg, parent), its
              * taker makes the descriptor (sched/steal.h, light tasks) */
             parent->nspawned++;
-            if (__builtin_expect(sched->push_light(w, fn, (void *)arg, parent) == 0, 1))
+            if (__builtin_expect(sched->push_light(w, fn, (void *)arg, parent) == 0, 1)) {
+                lc_wake_for(w, LC_WAKE_ANY);
                 goto spawned;
+            }
             parent->nspawned--;   /* no room in the queue: the ordinary way */
         }
     }

@@ -17,7 +17,11 @@
  * pass a full barrier, which is the fence the pusher left out
  * (lc_push_fence; the asymmetric Dekker of userspace RCU).  Sleeping is
  * rare (after LOCUS_SPIN idle polls), pushing is not.  Thieves that find
- * more behind pass the wake-up on (sched/).  A taskwait sleeper also
+ * more behind pass the wake-up on (sched/steal.h).
+ *
+ * The core owns all of this: a policy only says, for each task it queues,
+ * which workers may take it (its push's answer, then its wake_other hook:
+ * policy.h), and lc_wake_for / lc_wake_slow do the waking.  A taskwait sleeper also
  * publishes the pending value it waits for (tw_target); the completion
  * that reaches it wakes everyone (exec.c).
  */
@@ -87,15 +91,21 @@ void lc_notify_any(struct lc_runtime *rt, int from_node)
     }
 }
 
-void lc_notify_own(struct lc_runtime *rt, int node, int any)
+void lc_wake_slow(struct lc_worker *w, int target)
 {
-    lc_push_fence(rt);
-    if (any) {
-        if (atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) > 0)
-            lc_notify_any(rt, node);
-    } else if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_relaxed) > 0) {
-        lc_notify_node(rt, node);
+    struct lc_runtime *rt = w->rt;
+    if (target < 0) {
+        lc_notify_any(rt, w->node);
+        return;
     }
+    if (atomic_load_explicit(&rt->nsync[target].nsleepers, memory_order_seq_cst) > 0) {
+        wake_node(&rt->nsync[target], 1);
+        return;
+    }
+    /* nobody of that node sleeps: maybe another node should help */
+    int other = rt->sched->wake_other ? rt->sched->wake_other(w, target) : -1;
+    if (other >= 0)
+        lc_notify_node(rt, other);
 }
 
 /* Pause between two idle polls.  The pause grows with the number of

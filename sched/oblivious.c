@@ -59,9 +59,9 @@ static int obl_init(struct lc_runtime *rt, char *err, size_t errlen)
     return 0;
 }
 
-static void obl_push(struct lc_worker *w, struct lc_task *t)
+static int obl_push(struct lc_worker *w, struct lc_task *t)
 {
-    lc_push_own(w, t, 1);
+    return lc_push_own(w, t);
 }
 
 static struct lc_task *obl_pop(struct lc_worker *w)
@@ -83,6 +83,7 @@ const struct lc_sched_ops lc_sched_oblivious = {
     .place = NULL,
     .push = obl_push,
     .push_light = lc_push_light,
+    .wake_other = NULL,
     .pop = obl_pop,
     .run_here = NULL,
     .backlog = lc_backlog_own,
