@@ -1,7 +1,8 @@
 /*
  * spawn.c - locus_spawn() and locus_taskwait(): validating a task,
- * building its descriptor, registering its dependencies and handing it to
- * the scheduler.  This is the per-task hot path: one descriptor pop from
+ * building its descriptor (argument copy, task group), registering its
+ * dependencies and, once it is ready, handing it to lc_task_ready (ready.h),
+ * which decides where it runs.  This is the per-task hot path: one descriptor pop from
  * the worker's pool, one hash lookup per exact-match dependency, one
  * atomic per predecessor edge and one to release the spawn guard.
  */
