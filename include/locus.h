@@ -77,9 +77,11 @@ LOCUS_API int locus_finalize(void);
  * root task on the initial thread).  fn(arg) runs once every earlier sibling
  * whose dependencies conflict with deps has completed; a task is complete when
  * its body has returned and all its children are complete.
- * arg_size > 0: arg_size bytes at arg are copied now and fn gets the copy;
+ * arg_size > 0: arg_size bytes at arg are copied now and fn gets the copy
+ * (also when the task runs before locus_spawn() returns);
  * arg_size == 0: fn gets arg as it is.
- * Returns 0; -EINVAL for NULL fn, NULL deps with ndeps > 0, a dependency with
+ * Returns 0; -EINVAL for NULL fn, NULL arg with arg_size > 0, NULL deps with
+ * ndeps > 0, a dependency with
  * NULL address, size 0, a range past the end of the address space or an
  * unknown access mode; -EPERM before locus_init() or after locus_finalize();
  * -ENOTSUP from a thread that is not a Locus worker; -ENOMEM.  On error

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE /* secure_getenv */
 #endif
 #include "env.h"
+#include "policy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -46,20 +47,22 @@ static const char *const known_names[] = {
 /* Reserved for the test suite; never read by the library. */
 #define TEST_PREFIX "LOCUS_TEST_"
 
-/* Regimes of section 4.1 and what each means for scheduler and pages. */
-static const struct regime {
-    const char *name;
-    const char *sched;
-    enum lc_pages pages;
-} regimes[] = {
-    { "dft", "oblivious", LC_PAGES_FIRSTTOUCH },
-    { "di", "oblivious", LC_PAGES_INTERLEAVE },
-    { "naft", "naft", LC_PAGES_FIRSTTOUCH },
-};
-#define NREGIMES (sizeof regimes / sizeof regimes[0])
+/* LOCUS_REGIME and LOCUS_SCHED accept the names in sched/registry.c (the
+ * one list of regimes and policies), then "help". */
+#define MAX_WORDS 32
+static void registry_words(const char **words, int regimes)
+{
+    int n = 0;
+    if (regimes)
+        for (int i = 0; lc_regimes[i].name && n < MAX_WORDS - 2; i++)
+            words[n++] = lc_regimes[i].name;
+    else
+        for (int i = 0; lc_sched_registry[i] && n < MAX_WORDS - 2; i++)
+            words[n++] = lc_sched_registry[i]->name;
+    words[n++] = "help";
+    words[n] = NULL;
+}
 
-static const char *const regime_words[] = { "dft", "di", "naft", "help", NULL };
-static const char *const sched_words[] = { "oblivious", "naft", "help", NULL };
 static const char *const bind_words[] = { "core", "none", NULL };
 static const char *const pages_words[] = { "firsttouch", "interleave", NULL };
 static const char *const steal_words[] = { "near", "all", "none", NULL };
@@ -83,7 +86,7 @@ void lc_options_defaults(struct lc_options *o)
     o->spin = 20000;
     o->throttle = 8192;
     o->grain_ns = 200;
-    strcpy(o->regime, "naft");
+    snprintf(o->regime, sizeof o->regime, "%s", lc_regime_default()->name);
     o->sched[0] = '\0';
     o->pages = LC_PAGES_UNSET;
     o->topology[0] = '\0';
@@ -313,6 +316,9 @@ static int parse_all(struct penv *p, struct lc_options *o)
     if (r)
         o->grain_ns = (unsigned)x;
 
+    const char *regime_words[MAX_WORDS], *sched_words[MAX_WORDS];
+    registry_words(regime_words, 1);
+    registry_words(sched_words, 0);
     if ((r = parse_word(p, "LOCUS_REGIME", regime_words, &i)) < 0)
         return r;
     if (r && strcmp(regime_words[i], "help") == 0)
@@ -395,45 +401,41 @@ int lc_env_parse(struct lc_options *o, lc_env_getter get, void *ctx,
     return r;
 }
 
-static const struct regime *find_regime(const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < NREGIMES; i++)
-        if (strcasecmp(regimes[i].name, name) == 0)
-            return &regimes[i];
-    return NULL;
-}
-
 int lc_options_resolve(struct lc_options *o, char *err, size_t errlen)
 {
-    const struct regime *rg = find_regime(o->regime);
-    const char *sched;
+    const struct lc_regime *rg = lc_regime_find(o->regime);
+    const struct lc_sched_ops *sched;
+    const char *words[MAX_WORDS];
     enum lc_pages pages;
-    char who_sched[64], who_pages[64];
+    char who_sched[64], who_pages[64], list[128];
 
     if (err != NULL && errlen > 0)
         err[0] = '\0';
     if (rg == NULL) {
+        registry_words(words, 1);
+        list_words(list, sizeof list, words);
         if (err != NULL && errlen > 0)
-            snprintf(err, errlen, "LOCUS_REGIME='%.*s': expected one of dft, di, naft, help",
-                     (int)sizeof o->regime, o->regime);
+            snprintf(err, errlen, "LOCUS_REGIME='%.*s': expected one of %s",
+                     (int)sizeof o->regime, o->regime, list);
         return -EINVAL;
     }
     if (o->sched[0] != '\0') {
-        if (strcasecmp(o->sched, "oblivious") == 0) {
-            sched = "oblivious";
-        } else if (strcasecmp(o->sched, "naft") == 0) {
-            sched = "naft";
-        } else {
+        if ((sched = lc_sched_find(o->sched)) == NULL) {
+            registry_words(words, 0);
+            list_words(list, sizeof list, words);
             if (err != NULL && errlen > 0)
-                snprintf(err, errlen, "LOCUS_SCHED='%.*s': expected one of oblivious, naft, help",
-                         (int)sizeof o->sched, o->sched);
+                snprintf(err, errlen, "LOCUS_SCHED='%.*s': expected one of %s",
+                         (int)sizeof o->sched, o->sched, list);
             return -EINVAL;
         }
-        snprintf(who_sched, sizeof who_sched, "LOCUS_SCHED=%s", sched);
+        snprintf(who_sched, sizeof who_sched, "LOCUS_SCHED=%s", sched->name);
     } else {
-        sched = rg->sched;
+        if ((sched = lc_sched_find(rg->sched)) == NULL) {   /* a registry.c mistake */
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "LOCUS_REGIME=%s: its scheduler '%s' is not in this build",
+                         rg->name, rg->sched);
+            return -EINVAL;
+        }
         snprintf(who_sched, sizeof who_sched, "LOCUS_REGIME=%s", rg->name);
     }
     if (o->pages == LC_PAGES_FIRSTTOUCH || o->pages == LC_PAGES_INTERLEAVE) {
@@ -452,21 +454,26 @@ int lc_options_resolve(struct lc_options *o, char *err, size_t errlen)
     }
 
     /* Section 4.1: NUMA-aware scheduling with interleaved allocation gives
-     * the OS and the runtime conflicting responsibility for data placement. */
-    if (strcmp(sched, "naft") == 0 && pages == LC_PAGES_INTERLEAVE) {
+     * the OS and the runtime conflicting responsibility for data placement;
+     * the registry says which policies place by data (LC_SCHED_FIRST_TOUCH). */
+    if ((sched->caps & LC_SCHED_FIRST_TOUCH) && pages == LC_PAGES_INTERLEAVE) {
+        const struct lc_regime *alt = lc_regime_interleaving();
+        char instead[96] = "";
+        if (alt)
+            snprintf(instead, sizeof instead, ", or the %s scheduler (LOCUS_REGIME=%s) for "
+                     "interleaved pages", alt->sched, alt->name);
         if (err != NULL && errlen > 0)
             snprintf(err, errlen,
-                     "%s with %s is refused: the naft scheduler places each task on the "
+                     "%s with %s is refused: the %s scheduler places each task on the "
                      "NUMA node that holds most of its data, but with pages interleaved over "
                      "all nodes no node holds the data, so the placement would be meaningless "
                      "(Caheny et al., section 4.1; see locus(7)); use LOCUS_PAGES=firsttouch "
-                     "with naft, or the oblivious scheduler (LOCUS_REGIME=di) for "
-                     "interleaved pages",
-                     who_sched, who_pages);
+                     "with %s%s",
+                     who_sched, who_pages, sched->name, sched->name, instead);
         return -EINVAL;
     }
     snprintf(o->regime, sizeof o->regime, "%s", rg->name);
-    snprintf(o->sched, sizeof o->sched, "%s", sched);
+    snprintf(o->sched, sizeof o->sched, "%s", sched->name);
     o->pages = pages;
     return 0;
 }

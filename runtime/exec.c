@@ -11,6 +11,7 @@
 #include "mem.h"
 #include "runtime.h"
 #include "policy.h"
+#include "ready.h"
 #include "taskpool.h"
 #include "team.h"
 
@@ -59,10 +60,10 @@ static struct lc_task *complete_chain(struct lc_worker *w, struct lc_task *t)
             struct lc_edge *en = e->next;   /* e lives in s: read before s may run */
             struct lc_task *s = e->succ;
             if (atomic_fetch_sub_explicit(&s->npreds, 1, memory_order_acq_rel) == 1) {
-                if (!next && (!sched->run_here || sched->run_here(w, s)))
-                    next = s;
+                if (!next)
+                    next = lc_task_ready(w, s, LC_READY_RELEASED);
                 else
-                    sched->push(w, s);
+                    lc_task_ready(w, s, LC_READY_RELEASED_BUSY);
             }
             e = en;
         }
@@ -136,11 +137,12 @@ void lc_execute(struct lc_worker *w, struct lc_task *t)
  */
 void lc_run_at_spawn(struct lc_worker *w, struct lc_task *t)
 {
+    int at_spawn = w->at_spawn;
     w->at_spawn = 1;
     if (run_body(w, t)) {
         struct lc_task *next = complete_chain(w, t);
         if (next)
-            w->rt->sched->push(w, next);
+            lc_task_ready(w, next, LC_READY_RELEASED_BUSY);
     }
-    w->at_spawn = 0;
+    w->at_spawn = at_spawn;
 }

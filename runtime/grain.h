@@ -31,8 +31,8 @@
  * longer than LC_GRAIN_GAP_ONE limits) run on their spawner by mistake
  * until the spawner's own timings say the bodies are long, and only their
  * own bodies: the successors they release are queued, and tasks they
- * spawn are not run at spawn (lc_run_at_spawn in exec.c, run_inline in
- * spawn.c).
+ * spawn are not run at spawn (lc_run_at_spawn in exec.c, chosen by
+ * lc_ready_decide in ready.h).
  */
 #ifndef LC_GRAIN_H
 #define LC_GRAIN_H

@@ -48,11 +48,12 @@ static void *worker_main(void *arg)
 static void print_help(const struct lc_options *o)
 {
     if (o->help & (LC_HELP_REGIME | LC_HELP_SCHED)) {
-        fprintf(stderr, "locus: regimes (LOCUS_REGIME):\n"
-                "  dft   NUMA-oblivious scheduling, pages placed by first touch\n"
-                "  di    NUMA-oblivious scheduling, pages interleaved over the nodes\n"
-                "  naft  NUMA-aware scheduling, pages placed by first touch (default)\n"
-                "locus: schedulers (LOCUS_SCHED):\n");
+        fprintf(stderr, "locus: regimes (LOCUS_REGIME):\n");
+        for (int i = 0; lc_regimes[i].name; i++)
+            fprintf(stderr, "  %-10s %s (scheduler %s)%s\n", lc_regimes[i].name,
+                    lc_regimes[i].description, lc_regimes[i].sched,
+                    lc_regimes[i].is_default ? " (default)" : "");
+        fprintf(stderr, "locus: schedulers (LOCUS_SCHED):\n");
         for (int i = 0; lc_sched_registry[i]; i++)
             fprintf(stderr, "  %-10s %s\n", lc_sched_registry[i]->name,
                     lc_sched_registry[i]->description);

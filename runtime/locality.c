@@ -136,13 +136,15 @@ int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen)
         memset(rt->saved_nodes, 0, sizeof rt->saved_nodes);
         if (get_mempolicy(&rt->saved_policy, rt->saved_nodes, 8 * sizeof rt->saved_nodes,
                           NULL, 0) != 0) {
-            snprintf(err, errlen, "LOCUS_REGIME=di: cannot read the memory policy to restore "
-                     "it later (get_mempolicy: %s)", strerror(errno));
+            snprintf(err, errlen, "interleaved pages (LOCUS_REGIME=%s, LOCUS_PAGES): cannot read "
+                     "the memory policy to restore it later (get_mempolicy: %s)",
+                     rt->opt.regime, strerror(errno));
             return -errno;
         }
         if (set_mempolicy(MPOL_INTERLEAVE, mask, 8 * sizeof mask) != 0) {
-            snprintf(err, errlen, "LOCUS_REGIME=di: cannot interleave pages over the nodes "
-                     "(set_mempolicy: %s)", strerror(errno));
+            snprintf(err, errlen, "interleaved pages (LOCUS_REGIME=%s, LOCUS_PAGES): cannot "
+                     "interleave pages over the nodes (set_mempolicy: %s)",
+                     rt->opt.regime, strerror(errno));
             return -errno;
         }
         rt->mempolicy_set = 1;

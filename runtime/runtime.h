@@ -181,9 +181,6 @@ void lc_wake_waiters(struct lc_runtime *rt);
 /* A task was queued where workers of node may take it / anyone may. */
 void lc_notify_node(struct lc_runtime *rt, int node);
 void lc_notify_any(struct lc_runtime *rt, int from_node);
-/* A task was pushed on the calling worker's own deque (any: any node's
- * workers may take it). */
-void lc_notify_own(struct lc_runtime *rt, int node, int any);
 
 /* A pusher's half of the sleep handshake (wait.c), between publishing a task
  * and reading a sleeper count: a full fence (one locked instruction on x86,
@@ -208,6 +205,33 @@ static inline void lc_sleep_fence(struct lc_runtime *rt)
     (void)rt;
     atomic_thread_fence(memory_order_seq_cst);
 #endif
+}
+
+/*
+ * Waking, owned by the core: a policy's push says who may take what it
+ * queued (policy.h), and the core wakes a sleeper accordingly.
+ * LC_WAKE_ANY: any node's workers; n >= 0: node n's workers, or when none
+ * of them sleeps, whoever the policy's wake_other hook names.
+ */
+#define LC_WAKE_ANY (-1)
+/* wait.c: the slow half of lc_wake_for, once somebody sleeps. */
+void lc_wake_slow(struct lc_worker *w, int target);
+
+/* A task was queued by w for target (LC_WAKE_ANY or a node). */
+static inline void lc_wake_for(struct lc_worker *w, int target)
+{
+    struct lc_runtime *rt = w->rt;
+    lc_push_fence(rt);   /* the pusher's half of wait.c's handshake */
+    if (__builtin_expect(atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) > 0, 0))
+        lc_wake_slow(w, target);
+}
+
+/* Workers asleep on node (-1: on any node); a hint for policies (a racy
+ * read: the handshake in wait.c does not depend on it). */
+static inline int lc_sleepers(const struct lc_runtime *rt, int node)
+{
+    return atomic_load_explicit(node >= 0 ? &rt->nsync[node].nsleepers : &rt->nsleep_total,
+                                memory_order_relaxed);
 }
 
 /* locality.c (only called when rt->track) */

@@ -1,7 +1,8 @@
 /*
  * spawn.c - locus_spawn() and locus_taskwait(): validating a task,
- * building its descriptor, registering its dependencies and handing it to
- * the scheduler.  This is the per-task hot path: one descriptor pop from
+ * building its descriptor (argument copy, task group), registering its
+ * dependencies and, once it is ready, handing it to lc_task_ready (ready.h),
+ * which decides where it runs.  This is the per-task hot path: one descriptor pop from
  * the worker's pool, one hash lookup per exact-match dependency, one
  * atomic per predecessor edge and one to release the spawn guard.
  */
@@ -14,6 +15,7 @@
 #include "mem.h"
 #include "runtime.h"
 #include "policy.h"
+#include "ready.h"
 #include "steal.h"
 #include "taskpool.h"
 #include "team.h"
@@ -21,16 +23,14 @@
 /* How often (in spawns) the spawner looks at how far its children lag. */
 #define LC_THROTTLE_CHECK 64
 
-/* Inlined into both copies of the spawn (locus_spawn, lc_spawn_hinted):
- * with two callers GCC would call them out of line, where it inlined
- * them into the one spawn there was before. */
+/* Inlined into both spawns (locus_spawn, lc_spawn_hinted): with two
+ * callers GCC would call them out of line, where it inlined them into the
+ * one spawn there was before. */
 #define LC_SPAWN_PART static inline __attribute__((always_inline))
 LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total);
-LC_SPAWN_PART int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, void *arg);
-LC_SPAWN_PART void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
-                                       struct lc_task *t, uint32_t nlinked);
-LC_SPAWN_PART void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_task *t,
-                                const locus_dep_t *deps, size_t ndeps);
+LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
+                             size_t arg_size, const locus_dep_t *deps, size_t ndeps,
+                             uint64_t dep_bytes, int hint);
 
 int lc_not_worker(const char *fn)
 {
@@ -39,7 +39,7 @@ int lc_not_worker(const char *fn)
     return lc_error(-ENOTSUP, "%s: called from a thread that is not a Locus worker", fn);
 }
 
-static int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total)
+LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < ndeps; i++) {
@@ -87,33 +87,6 @@ static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_tas
     atomic_store_explicit(&t->npreds, 0, memory_order_relaxed);
 }
 
-/* Runs a dependency-free task at once on w, as its own task (so its
- * children and taskwait behave as usual).  Its children are not run at
- * their spawn (grain.h): if it is longer than it was taken for, they are
- * what the other workers can take meanwhile. */
-static int run_inline(struct lc_worker *w, struct lc_task *t, locus_task_fn fn, void *arg)
-{
-    struct lc_task *parent = w->cur;
-    int at_spawn = w->at_spawn;
-    t->flags = 0;
-    t->arg = arg;          /* runs before spawn returns: no copy needed */
-    /* no group: it is complete before spawn returns, nobody waits for it */
-    init_ready(t, fn, parent, NULL);
-
-    w->cur = t;
-    w->at_spawn = 1;
-    lc_run_fn(w, fn, arg);
-    w->at_spawn = at_spawn;
-    w->cur = parent;
-    lc_stat_add(&w->stats.tasks_run, 1);
-    if (t->nspawned)
-        lc_wait_children(w, t, 0);   /* t's descriptor must outlive its children */
-    if (t->map)
-        lc_depmap_destroy(w, t->map);
-    lc_task_release(&w->pool, w->npool, t);
-    return 0;
-}
-
 struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it)
 {
     struct lc_task *t = lc_task_alloc(&w->pool, w->npool);
@@ -144,7 +117,7 @@ static void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
 {
     lc_wait_children(w, parent, 1);   /* only t itself remains */
     atomic_fetch_sub_explicit(&t->npreds, LC_GUARD - nlinked, memory_order_acq_rel);
-    lc_execute(w, t);
+    lc_task_ready(w, t, LC_READY_SERIAL);
     lc_wait_children(w, parent, 0);
 }
 
@@ -164,7 +137,7 @@ static void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_
 {
     atomic_store_explicit(&t->state, 0, memory_order_relaxed);
     parent->nspawned++;
-    lc_run_at_spawn(w, t);
+    lc_ready_do(w, t, LC_ACT_RUN_AT_SPAWN);
     if (__builtin_expect(!lc_task_is_complete(t), 0)) {
         uint32_t nlinked = 0;
         if (lc_depmap_register(w, parent->map, t, deps, ndeps, &nlinked) < 0)
@@ -175,50 +148,11 @@ static void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_
     lc_task_unmapped(w, t);
 }
 
-/*
- * The spawn itself, inlined into locus_spawn() with hint -1 (where every
- * test of hint folds away) and into lc_spawn_hinted().  hint: the node a
- * placing scheduler should queue the task on (attr.c), or -1.
- */
-static inline __attribute__((always_inline))
-int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t *deps,
-          size_t ndeps, int hint)
+/* Gives t its own copy of the argument: arg_size bytes in the descriptor's
+ * line of its own (LC_INLINE_ARG), or in a block freed at its completion.
+ * 0 or -ENOMEM. */
+static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size)
 {
-    struct lc_worker *w = lc_self;
-    if (__builtin_expect(!w, 0))
-        return lc_not_worker("locus_spawn");
-    if (__builtin_expect(!fn, 0))
-        return lc_error(-EINVAL, "locus_spawn: fn is NULL");
-    if (__builtin_expect(ndeps && !deps, 0))
-        return lc_error(-EINVAL, "locus_spawn: deps is NULL but ndeps is %zu", ndeps);
-    uint64_t dep_bytes = 0;
-    int r = check_deps(deps, ndeps, &dep_bytes);
-    if (__builtin_expect(r < 0, 0))
-        return r;
-
-    struct lc_runtime *rt = w->rt;
-    const struct lc_sched_ops *sched = rt->sched;
-    struct lc_task *parent = w->cur;
-    int now = 0;
-    if (ndeps == 0 && hint < 0) {   /* a hinted task needs a descriptor to carry its node */
-        /* a long queue here already, or bodies shorter than a hand-over
-         * to another core (grain.h): run it now */
-        if (sched->backlog(w) || lc_grain_run_here(w)) {
-            now = 1;
-        } else if (arg_size == 0 && !lc_task_open_group(parent)) {
-            /* queued as (fn, arg, parent): its taker makes the descriptor */
-            parent->nspawned++;
-            if (__builtin_expect(sched->push_light(w, fn, (void *)arg, parent) == 0, 1))
-                goto spawned;
-            parent->nspawned--;   /* no room in the queue: the ordinary way */
-        }
-    }
-    struct lc_task *t = lc_task_alloc(&w->pool, w->npool);
-    if (__builtin_expect(!t, 0))
-        return lc_error(-ENOMEM, "locus_spawn: out of memory for a task descriptor");
-    if (now)
-        return run_inline(w, t, fn, (void *)arg);
-
     t->flags = 0;
     if (arg_size == 0) {
         t->arg = (void *)arg;
@@ -227,30 +161,85 @@ int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t 
         t->arg = t->argbuf;
     } else {
         void *copy = lc_mem_alloc(arg_size, 16);
-        if (!copy) {
-            lc_task_release(&w->pool, w->npool, t);
+        if (!copy)
             return lc_error(-ENOMEM, "locus_spawn: out of memory copying a %zu-byte argument",
                             arg_size);
-        }
         memcpy(copy, arg, arg_size);
         t->arg = copy;
         t->flags = LC_TF_HEAPARG;
     }
+    return 0;
+}
+
+/*
+ * Creates the task (arguments already checked) and hands it, once ready,
+ * to lc_task_ready (ready.h), which decides where it runs.  Whatever it
+ * decides, the task has been given the same things first: its own copy of
+ * the argument, its parent's innermost open task group, a count in its
+ * parent's children and, with dependencies, its place in the parent's
+ * map (or the proof that it needs none: run_unmapped).
+ */
+/* hint: the node a placing scheduler should queue the task on
+ * (locus_spawn_attr, attr.c), or -1; every test of it folds away in
+ * locus_spawn. */
+LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
+                             size_t arg_size, const locus_dep_t *deps, size_t ndeps,
+                             uint64_t dep_bytes, int hint)
+{
+    struct lc_runtime *rt = w->rt;
+    const struct lc_sched_ops *sched = rt->sched;
+    struct lc_task *parent = w->cur;
     struct lc_taskgroup *tg = lc_task_open_group(parent);
+    int act = -1;   /* enum lc_ready_act, -1 while not decided */
+    int r;
+
+    if (ndeps == 0 && hint < 0) {   /* a hinted task needs a descriptor to carry its node */
+        act = lc_ready_decide(w, -1, LC_READY_SPAWNED_FREE);
+        if (act == LC_ACT_QUEUE && arg_size == 0 && !tg) {
+            /* nothing to copy, no group: queued as (fn, arg, parent), its
+             * taker makes the descriptor (sched/steal.h, light tasks) */
+            parent->nspawned++;
+            if (__builtin_expect(sched->push_light(w, fn, (void *)arg, parent) == 0, 1)) {
+                lc_wake_for(w, LC_WAKE_ANY);
+                goto spawned;
+            }
+            parent->nspawned--;   /* no room in the queue: the ordinary way */
+        }
+    }
+    struct lc_task *t = lc_task_alloc(&w->pool, w->npool);
+    if (__builtin_expect(!t, 0))
+        return lc_error(-ENOMEM, "locus_spawn: out of memory for a task descriptor");
+    if (__builtin_expect((r = copy_arg(t, arg, arg_size)) < 0, 0)) {
+        lc_task_release(&w->pool, w->npool, t);
+        return r;
+    }
     init_ready(t, fn, parent, tg);
     if (tg)
         lc_taskgroup_add(tg);
-    if (rt->track && (ndeps || hint >= 0))
-        lc_locality_spawn(w, t, deps, ndeps, hint);
-    else if (ndeps)   /* one node: every byte is local */
-        lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
 
-    int here = -1;   /* run at spawn by body length (grain.h): not asked yet */
-    if (ndeps == 0) {
+    if (ndeps == 0 && hint < 0) {
+        /* the two acts lc_ready_decide has for it, spelt out so that
+         * lc_ready_do folds to one of them */
+        if (__builtin_expect(act == LC_ACT_RUN_INLINE, 1)) {
+            lc_ready_do(w, t, LC_ACT_RUN_INLINE);
+            return 0;   /* complete, and not among parent's children: nothing to throttle */
+        } else {
+            parent->nspawned++;
+            lc_ready_do(w, t, LC_ACT_QUEUE);
+        }
+        goto spawned;
+    }
+    if (rt->track)
+        lc_locality_spawn(w, t, deps, ndeps, hint);
+    else   /* one node: every byte is local */
+        lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
+    if (ndeps == 0) {   /* hinted, without data: to its node (t->node) */
         parent->nspawned++;
-        sched->push(w, t);
-    } else if (parent->map && (t->node < 0 || t->node == w->node)
-               && (here = lc_grain_run_here(w))
+        lc_ready_do(w, t, lc_ready_decide(w, t->node, LC_READY_SPAWNED));
+        goto spawned;
+    }
+    if (parent->map
+               && (act = lc_ready_decide(w, t->node, LC_READY_SPAWNED)) == LC_ACT_RUN_AT_SPAWN
                && lc_depmap_ready(parent->map, deps, ndeps)) {
         run_unmapped(w, parent, t, deps, ndeps);
     } else {
@@ -271,19 +260,9 @@ int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t 
         /* acq_rel: if we release the last guard share, we must see every
          * predecessor's writes before the task can run */
         uint32_t share = LC_GUARD - nlinked;
-        if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share) {
-            /* ready at once: with a long queue here already, or when bodies
-             * are shorter than a hand-over to another core, running it now
-             * beats handing it to a thief (lc_backlog_own, grain.h) */
-            if (t->node >= 0 && t->node != w->node)
-                sched->push(w, t);
-            else if (sched->backlog(w))
-                lc_execute(w, t);
-            else if (here >= 0 ? here : lc_grain_run_here(w))
-                lc_run_at_spawn(w, t);
-            else
-                sched->push(w, t);
-        }
+        if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share)
+            lc_ready_do(w, t, act >= 0 ? (enum lc_ready_act)act
+                              : lc_ready_decide(w, t->node, LC_READY_SPAWNED));
     }
 
 spawned:
@@ -292,6 +271,28 @@ spawned:
         && lc_task_outstanding(parent) > (int64_t)rt->opt.throttle)
         lc_wait_children(w, parent, rt->opt.throttle / 2);
     return 0;
+}
+
+/* Validates a spawn's arguments, then spawns (hint as spawn_task's). */
+static inline __attribute__((always_inline))
+int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t *deps,
+          size_t ndeps, int hint)
+{
+    struct lc_worker *w = lc_self;
+    if (__builtin_expect(!w, 0))
+        return lc_not_worker("locus_spawn");
+    if (__builtin_expect(!fn, 0))
+        return lc_error(-EINVAL, "locus_spawn: fn is NULL");
+    if (__builtin_expect(arg_size && !arg, 0))
+        return lc_error(-EINVAL, "locus_spawn: arg is NULL but arg_size is %zu (pass arg_size 0 "
+                        "to hand the task a NULL pointer)", arg_size);
+    if (__builtin_expect(ndeps && !deps, 0))
+        return lc_error(-EINVAL, "locus_spawn: deps is NULL but ndeps is %zu", ndeps);
+    uint64_t dep_bytes = 0;
+    int r = check_deps(deps, ndeps, &dep_bytes);
+    if (__builtin_expect(r < 0, 0))
+        return r;
+    return spawn_task(w, fn, arg, arg_size, deps, ndeps, dep_bytes, hint);
 }
 
 LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,

@@ -46,6 +46,10 @@
  * read-modify-write of nsleep_total: two RMWs of one word are ordered, and
  * the later one reads from (synchronises with) the earlier, which gives
  * the same either-or.
+ *
+ * The core owns all of this: a policy only says, for each task it queues,
+ * which workers may take it (its push's answer, then its wake_other hook:
+ * policy.h), and lc_wake_for / lc_wake_slow do the waking.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -103,13 +107,22 @@ void lc_notify_any(struct lc_runtime *rt, int from_node)
     notify_any(rt, from_node);
 }
 
-void lc_notify_own(struct lc_runtime *rt, int node, int any)
+/* After lc_wake_for's fence, once somebody sleeps. */
+void lc_wake_slow(struct lc_worker *w, int target)
 {
-    lc_push_fence(rt);
-    if (any)
-        notify_any(rt, node);
-    else
-        notify_node(rt, node);
+    struct lc_runtime *rt = w->rt;
+    if (target < 0) {
+        notify_any(rt, w->node);
+        return;
+    }
+    if (atomic_load_explicit(&rt->nsync[target].nsleepers, memory_order_seq_cst) > 0) {
+        wake_node(&rt->nsync[target], 1);
+        return;
+    }
+    /* nobody of that node sleeps: maybe another node should help */
+    int other = rt->sched->wake_other ? rt->sched->wake_other(w, target) : -1;
+    if (other >= 0)
+        notify_node(rt, other);
 }
 
 /* Pause between two idle polls.  The pause grows with the number of

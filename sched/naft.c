@@ -38,6 +38,8 @@
 #include "steal.h"
 #include "runtime.h"
 
+extern const struct lc_sched_ops lc_sched_naft;   /* below: its name for messages */
+
 /* A FIFO under a lock, linked through qnext: the tasks sent to a node from
  * other nodes (inbox), and the node's first-touch tasks (bound). */
 struct naft_fifo {
@@ -194,14 +196,14 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
 
 nomem_all:
     naft_fini(rt);
-    snprintf(err, errlen, "scheduler naft: out of memory for the node queues");
+    snprintf(err, errlen, "scheduler %s: out of memory for the node queues", lc_sched_naft.name);
     return -ENOMEM;
 nomem_deques:
     free(s->nodes);
 nomem:
     free(s);
     rt->sched_data = NULL;
-    snprintf(err, errlen, "scheduler naft: out of memory for the node queues");
+    snprintf(err, errlen, "scheduler %s: out of memory for the node queues", lc_sched_naft.name);
     return -ENOMEM;
 }
 
@@ -283,54 +285,42 @@ static struct lc_task *fifo_pop(struct naft_fifo *ib)
 static int64_t bound_queued(const struct naft *s, int n);
 
 /*
- * A data-bound task was queued on node: wake one of its sleeping workers
- * or, when none sleeps and the node is overloaded, a sleeping worker of a
- * node allowed to take from it (below the margin it could take nothing).
+ * The core found none of node's workers asleep after a task was queued for
+ * it: wake a sleeping worker of a node allowed to take from it, but only
+ * when it is overloaded (below the margin the thief could take nothing).
+ * The sum over the node's deques only once a thief sleeps.
  */
-static void naft_notify(struct lc_runtime *rt, const struct naft *s, int node)
+static int naft_wake_other(struct lc_worker *w, int node)
 {
-    lc_push_fence(rt);   /* the pusher's half of wait.c's handshake */
-    if (atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) == 0)
-        return;
-    if (atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_seq_cst) > 0) {
-        lc_notify_node(rt, node);
-        return;
-    }
-    /* the sum over the node's deques only once a thief sleeps */
+    const struct naft *s = w->rt->sched_data;
     const struct naft_node *nd = &s->nodes[node];
     for (int i = 0; i < nd->nthieves; i++)
-        if (atomic_load_explicit(&rt->nsync[nd->thieves[i]].nsleepers, memory_order_relaxed) > 0) {
-            if (bound_queued(s, node) > (int64_t)LC_NAFT_MARGIN * nd->nworkers)
-                lc_notify_node(rt, nd->thieves[i]);
-            return;
-        }
+        if (lc_sleepers(w->rt, nd->thieves[i]) > 0)
+            return bound_queued(s, node) > (int64_t)LC_NAFT_MARGIN * nd->nworkers
+                   ? nd->thieves[i] : -1;
+    return -1;
 }
 
-static void naft_push(struct lc_worker *w, struct lc_task *t)
+static int naft_push(struct lc_worker *w, struct lc_task *t)
 {
     struct lc_runtime *rt = w->rt;
     struct naft *s = rt->sched_data;
     int node = t->node;
 
-    if (node < 0) {
-        lc_push_own(w, t, 1);   /* affinity-free: any node's idle worker may take it */
-        return;
-    }
+    if (node < 0)
+        return lc_push_own(w, t);   /* affinity-free: any node's idle worker may take it */
     if (t->flags & LC_TF_BOUND) {
         fifo_push(&s->nodes[node].bound, t);
-        lc_notify_own(rt, node, 0);   /* only its own node may run it */
-        return;
+        return node;                /* only its own node may run it */
     }
     if (node == w->node) {
         struct lc_qitem it = lc_qitem_task(t);
-        if (__builtin_expect(lc_deque_push_owner(&s->adq[w->id], &it) < 0, 0)) {
-            lc_execute(w, t);   /* the deque could not grow: t is ready, so run it now */
-            return;
-        }
+        if (__builtin_expect(lc_deque_push_owner(&s->adq[w->id], &it) < 0, 0))
+            return LC_PUSH_FULL;    /* the deque could not grow */
     } else {
         fifo_push(&s->nodes[node].inbox, t);
     }
-    naft_notify(rt, s, node);
+    return node;
 }
 
 /* Data-bound tasks queued on node n: its inbox and its workers' affine
@@ -412,17 +402,16 @@ static struct lc_task *naft_pop(struct lc_worker *w)
         return NULL;
     for (int i = 0; i < nd->nsharers; i++) {
         int v = nd->sharers[i];
-        if (atomic_load_explicit(&rt->nsync[v].nsleepers, memory_order_relaxed)
-                >= s->nodes[v].nworkers
+        if (lc_sleepers(rt, v) >= s->nodes[v].nworkers
             && (t = take_bound_from(w, s, v)))
             return t;
     }
     return NULL;
 }
 
-static int naft_run_here(struct lc_worker *w, struct lc_task *t)
+static int naft_run_here(struct lc_worker *w, int node)
 {
-    return t->node < 0 || t->node == w->node;
+    return node < 0 || node == w->node;
 }
 
 
@@ -430,12 +419,14 @@ const struct lc_sched_ops lc_sched_naft = {
     .name = "naft",
     .description = "NUMA-aware: first-touch tasks dealt over the nodes and run there, "
                    "others on the node of most of their data (taken elsewhere only from an "
-                   "overloaded node), tasks without data shared by all (NAFT)",
+                   "overloaded node), tasks without data shared by all",
+    .caps = LC_SCHED_NUMA_AWARE | LC_SCHED_FIRST_TOUCH,
     .init = naft_init,
     .fini = naft_fini,
     .place = naft_place,
     .push = naft_push,
     .push_light = lc_push_light,   /* no dependencies, no node: shared by all */
+    .wake_other = naft_wake_other,
     .pop = naft_pop,
     .run_here = naft_run_here,
     .backlog = lc_backlog_own,

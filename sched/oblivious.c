@@ -14,6 +14,8 @@
 #include "policy.h"
 #include "steal.h"
 
+extern const struct lc_sched_ops lc_sched_oblivious;   /* below: its name for messages */
+
 /* The ids of all workers: every worker is every other's victim. */
 struct obl {
     int *all;
@@ -35,7 +37,8 @@ static int obl_init(struct lc_runtime *rt, char *err, size_t errlen)
     struct obl *s = calloc(1, sizeof *s);
     if (!s || !(s->all = calloc((size_t)rt->nworkers, sizeof *s->all))) {
         free(s);
-        snprintf(err, errlen, "scheduler oblivious: out of memory for the ready queues");
+        snprintf(err, errlen, "scheduler %s: out of memory for the ready queues",
+                 lc_sched_oblivious.name);
         return -ENOMEM;
     }
     rt->sched_data = s;
@@ -48,16 +51,17 @@ static int obl_init(struct lc_runtime *rt, char *err, size_t errlen)
             free(s->all);
             free(s);
             rt->sched_data = NULL;
-            snprintf(err, errlen, "scheduler oblivious: cannot allocate the ready queues");
+            snprintf(err, errlen, "scheduler %s: cannot allocate the ready queues",
+                     lc_sched_oblivious.name);
             return r;
         }
     }
     return 0;
 }
 
-static void obl_push(struct lc_worker *w, struct lc_task *t)
+static int obl_push(struct lc_worker *w, struct lc_task *t)
 {
-    lc_push_own(w, t, 1);
+    return lc_push_own(w, t);
 }
 
 static struct lc_task *obl_pop(struct lc_worker *w)
@@ -72,12 +76,14 @@ static struct lc_task *obl_pop(struct lc_worker *w)
 
 const struct lc_sched_ops lc_sched_oblivious = {
     .name = "oblivious",
-    .description = "NUMA-oblivious work stealing: per-worker deques, random victims (DFT, DI)",
+    .description = "NUMA-oblivious work stealing: per-worker deques, random victims",
+    .caps = 0,
     .init = obl_init,
     .fini = obl_fini,
     .place = NULL,
     .push = obl_push,
     .push_light = lc_push_light,
+    .wake_other = NULL,
     .pop = obl_pop,
     .run_here = NULL,
     .backlog = lc_backlog_own,

@@ -1,7 +1,8 @@
 /*
  * steal.h - what every scheduling policy does the same way: push on the
  * calling worker's own deque, and steal from a set of victim workers
- * (random start, lone tasks left alone for a while, wake-ups passed on).
+ * (random start, lone tasks left alone for a while, wake-ups passed on
+ * through the core's lc_wake_for).
  */
 #ifndef LC_STEAL_H
 #define LC_STEAL_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 
 #include "deque.h"
+#include "policy.h"
 #include "rng.h"
 #include "runtime.h"
 
@@ -37,16 +39,14 @@ static inline struct lc_task *lc_qitem_open(struct lc_worker *w, const struct lc
     return it->p;
 }
 
-/* Queues a ready task on w's own deque; any: workers of every node may
- * take it (else only w's node's). */
-static inline void lc_push_own(struct lc_worker *w, struct lc_task *t, int any)
+/* Queues a ready task on w's own deque, where any node's workers may take
+ * it: a push's answer (policy.h). */
+static inline int lc_push_own(struct lc_worker *w, struct lc_task *t)
 {
     struct lc_qitem it = lc_qitem_task(t);
-    if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0)) {
-        lc_execute(w, t);   /* the deque could not grow: t is ready, so run it now */
-        return;
-    }
-    lc_notify_own(w->rt, w->node, any);
+    if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0))
+        return LC_PUSH_FULL;   /* the deque could not grow */
+    return LC_WAKE_ANY;
 }
 
 /*
@@ -77,13 +77,8 @@ static inline struct lc_task *lc_steal_from_deques(struct lc_worker *w, const in
                     : lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
         /* more left behind: pass the wake-up on (a push wakes one sleeper,
          * which would otherwise leave a burst to a single thief) */
-        _Atomic int *sleepers = node >= 0 ? &rt->nsync[node].nsleepers : &rt->nsleep_total;
-        if (atomic_load_explicit(sleepers, memory_order_relaxed) > 0 && lc_deque_size(d) > 0) {
-            if (node >= 0)
-                lc_notify_node(rt, node);
-            else
-                lc_notify_any(rt, w->node);
-        }
+        if (lc_sleepers(rt, node) > 0 && lc_deque_size(d) > 0)
+            lc_wake_for(w, node >= 0 ? node : LC_WAKE_ANY);
         struct lc_task *t = lc_qitem_open(w, &it);
         if (t)
             return t;
@@ -112,7 +107,6 @@ static inline int lc_push_light(struct lc_worker *w, locus_task_fn fn, void *arg
 {
     if (__builtin_expect(lc_queue_light(w, fn, arg, parent) < 0, 0))
         return -ENOMEM;
-    lc_notify_own(w->rt, w->node, 1);
     return 0;
 }
 

@@ -127,6 +127,10 @@ static void test_bad_spawn_args(void **state)
     expect_err(locus_spawn(NULL, &g_x, sizeof g_x, &good, 1), -EINVAL, "NULL fn with deps");
     expect_err(locus_spawn(count_body, NULL, 0, NULL, 1), -EINVAL, "NULL deps, ndeps 1");
     expect_err(locus_spawn(count_body, &g_x, sizeof g_x, NULL, 3), -EINVAL, "NULL deps, ndeps 3");
+    /* nothing to copy arg_size bytes from: refused, with or without deps */
+    expect_err(locus_spawn(count_body, NULL, 8, NULL, 0), -EINVAL, "NULL arg, arg_size 8");
+    assert_non_null(strstr(locus_error_message(), "arg is NULL but arg_size is 8"));
+    expect_err(locus_spawn(count_body, NULL, 1, &good, 1), -EINVAL, "NULL arg, arg_size 1, deps");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char what[64];
         snprintf(what, sizeof what, "bad dep #%zu alone", i);

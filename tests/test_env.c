@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "env.h"
+#include "policy.h"
 
 /* ---- a table-backed getter ------------------------------------------- */
 
@@ -581,6 +582,117 @@ static void test_resolve(void **state)
         run_resolve(&cases[i]);
 }
 
+/* ---- the registry (sched/registry.c) is what env.c accepts and refuses --- */
+
+/* "a, b, ..., help" from the registry's names. */
+static void registry_list(char *buf, size_t len, int regimes)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; regimes ? lc_regimes[i].name != NULL : lc_sched_registry[i] != NULL; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s, ",
+                              regimes ? lc_regimes[i].name : lc_sched_registry[i]->name);
+    snprintf(buf + o, len - o, "help");
+}
+
+static void test_registry_words(void **state)
+{
+    (void)state;
+    struct lc_options o;
+    char err[LC_ENV_ERR_MAX], want[LC_ENV_ERR_MAX], list[256];
+    int ndefault = 0;
+
+    /* every regime word, as its table line says */
+    for (int i = 0; lc_regimes[i].name; i++) {
+        expect_ok(&o, "LOCUS_REGIME", lc_regimes[i].name);
+        assert_string_equal(o.regime, lc_regimes[i].name);
+        assert_int_equal(lc_options_resolve(&o, err, sizeof err), 0);
+        assert_string_equal(o.sched, lc_regimes[i].sched);
+        assert_int_equal(o.pages, lc_regimes[i].pages);
+        assert_non_null(lc_sched_find(lc_regimes[i].sched));
+        ndefault += lc_regimes[i].is_default;
+        if (lc_regimes[i].is_default) {
+            lc_options_defaults(&o);
+            assert_string_equal(o.regime, lc_regimes[i].name);
+        }
+    }
+    assert_int_equal(ndefault, 1);
+    /* every policy word */
+    for (int i = 0; lc_sched_registry[i]; i++) {
+        expect_ok(&o, "LOCUS_SCHED", lc_sched_registry[i]->name);
+        assert_string_equal(o.sched, lc_sched_registry[i]->name);
+        assert_ptr_equal(lc_sched_find(lc_sched_registry[i]->name), lc_sched_registry[i]);
+        assert_non_null(lc_sched_registry[i]->description);
+    }
+    /* a bad word's message lists the registry's names, from the parser
+     * and from resolve alike */
+    registry_list(list, sizeof list, 1);
+    snprintf(want, sizeof want, "LOCUS_REGIME='fast': expected one of %s", list);
+    assert_int_equal(parse1(&o, "LOCUS_REGIME", "fast", err, sizeof err), -EINVAL);
+    assert_string_equal(err, want);
+    lc_options_defaults(&o);
+    strcpy(o.regime, "fast");
+    assert_int_equal(lc_options_resolve(&o, err, sizeof err), -EINVAL);
+    assert_string_equal(err, want);
+    registry_list(list, sizeof list, 0);
+    snprintf(want, sizeof want, "LOCUS_SCHED='eager': expected one of %s", list);
+    assert_int_equal(parse1(&o, "LOCUS_SCHED", "eager", err, sizeof err), -EINVAL);
+    assert_string_equal(err, want);
+    lc_options_defaults(&o);
+    strcpy(o.sched, "eager");
+    assert_int_equal(lc_options_resolve(&o, err, sizeof err), -EINVAL);
+    assert_string_equal(err, want);
+}
+
+/* Interleaved pages are refused exactly with the policies whose registry
+ * entry says they need first-touch pages, with a message naming them. */
+static void test_registry_refusal(void **state)
+{
+    (void)state;
+    struct lc_options o;
+    char err[LC_ENV_ERR_MAX], who[64];
+    int refused = 0;
+
+    for (int i = 0; lc_sched_registry[i]; i++) {
+        const struct lc_sched_ops *s = lc_sched_registry[i];
+        lc_options_defaults(&o);
+        snprintf(o.sched, sizeof o.sched, "%s", s->name);
+        o.pages = LC_PAGES_INTERLEAVE;
+        int r = lc_options_resolve(&o, err, sizeof err);
+        if (!(s->caps & LC_SCHED_FIRST_TOUCH)) {
+            assert_int_equal(r, 0);
+            continue;
+        }
+        refused++;
+        assert_int_equal(r, -EINVAL);
+        snprintf(who, sizeof who, "LOCUS_SCHED=%s with LOCUS_PAGES=interleave is refused", s->name);
+        assert_non_null(strstr(err, who));
+        snprintf(who, sizeof who, "the %s scheduler places each task", s->name);
+        assert_non_null(strstr(err, who));
+        assert_non_null(strstr(err, "section 4.1"));
+        /* the suggested regime interleaves with a policy that accepts it */
+        const struct lc_regime *alt = lc_regime_interleaving();
+        assert_non_null(alt);
+        assert_int_equal(alt->pages, LC_PAGES_INTERLEAVE);
+        assert_false(lc_sched_find(alt->sched)->caps & LC_SCHED_FIRST_TOUCH);
+        snprintf(who, sizeof who, "LOCUS_REGIME=%s", alt->name);
+        assert_non_null(strstr(err, who));
+    }
+    assert_true(refused > 0);   /* the NUMA-aware policy is in the registry */
+    /* and through a regime whose own pages are interleaved */
+    for (int i = 0; lc_regimes[i].name; i++) {
+        if (lc_regimes[i].pages != LC_PAGES_INTERLEAVE)
+            continue;
+        for (int k = 0; lc_sched_registry[k]; k++) {
+            lc_options_defaults(&o);
+            snprintf(o.regime, sizeof o.regime, "%s", lc_regimes[i].name);
+            snprintf(o.sched, sizeof o.sched, "%s", lc_sched_registry[k]->name);
+            int r = lc_options_resolve(&o, err, sizeof err);
+            assert_int_equal(r, lc_sched_registry[k]->caps & LC_SCHED_FIRST_TOUCH ? -EINVAL : 0);
+        }
+    }
+}
+
 /* resolve() checks what it is given even when not from lc_env_parse(). */
 static void test_resolve_bad_fields(void **state)
 {
@@ -714,6 +826,8 @@ int main(void)
         cmocka_unit_test(test_small_err),
         cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_resolve_bad_fields),
+        cmocka_unit_test(test_registry_words),
+        cmocka_unit_test(test_registry_refusal),
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_known_and_suggest),
     };

@@ -1,0 +1,160 @@
+/*
+ * ready.h - the one place that decides what happens to a task once it is
+ * ready (nothing left to wait for): queue it on the scheduler, run it now
+ * on the worker that made it ready, or hand it back to the caller to run
+ * next.  Every path that makes a task ready comes here: a spawn with no
+ * dependencies or whose dependencies are all complete (spawn.c), a
+ * completion that releases successors (exec.c), and a spawn that ran out
+ * of memory registering its dependencies (spawn.c, serialised).
+ *
+ * What a ready task is does not depend on the path: by the time it gets
+ * here it has its descriptor, its own copy of the argument (arg_size > 0),
+ * its parent's innermost open task group and a count among its parent's
+ * children (spawn.c builds all of that before asking; the one exception,
+ * a dependency-free task run inline, completes inside its own spawn, so
+ * nothing but its spawner could wait for it).  Queued, run at spawn, run
+ * for a backlog or serialised after an allocation failure, it then runs
+ * the same way and completes the same way: its group counted down, its
+ * argument copy freed, its successors released through here again.  The
+ * only task that is ready without a descriptor is a light task (no
+ * dependencies, no argument copy, no open group: see lc_push_light in
+ * sched/steal.h), and it is only ever queued.  doc/scheduler.md has the
+ * design.
+ */
+#ifndef LC_READY_H
+#define LC_READY_H
+
+#include "depmap.h"
+#include "mem.h"
+#include "policy.h"
+#include "runtime.h"
+#include "taskpool.h"
+#include "team.h"
+
+/* How a task became ready. */
+enum lc_ready_how {
+    LC_READY_SPAWNED,       /* w is spawning it and its dependencies are all complete */
+    LC_READY_SPAWNED_FREE,  /* w is spawning it and it has no dependencies at all */
+    LC_READY_RELEASED,      /* a completion on w released it; w may run it next */
+    LC_READY_RELEASED_BUSY, /* released on w, which runs something else next */
+    LC_READY_SERIAL,        /* its spawn ran out of memory: it must run on w now */
+};
+
+/* What happens to it. */
+enum lc_ready_act {
+    LC_ACT_QUEUE,           /* the policy's push */
+    LC_ACT_RUN_NOW,         /* lc_execute on w, with what it releases */
+    LC_ACT_RUN_AT_SPAWN,    /* lc_run_at_spawn on w: its body only (grain.h) */
+    LC_ACT_RUN_INLINE,      /* lc_run_inline on w: complete before its spawn returns */
+    LC_ACT_RUN_NEXT,        /* returned to the completing caller to run next */
+};
+
+/*
+ * The decision, for a task bound for node (-1: any) that became ready by
+ * how.  A spawned task runs at once when bodies are shorter than a
+ * hand-over to another core (grain.h: its body only) or when w has a long
+ * queue already (lc_backlog_own: deferring more only costs a push and a
+ * pop); never when the policy placed it on another node.  Asking grain.h
+ * has a side effect (its clock), so a spawn decides once and keeps the
+ * answer.
+ */
+static inline __attribute__((always_inline))
+enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, enum lc_ready_how how)
+{
+    const struct lc_sched_ops *sched = w->rt->sched;
+    switch (how) {
+    case LC_READY_SPAWNED_FREE:
+        /* nothing can depend on it (it is in no map) and nothing to place:
+         * run now, it completes before its spawn returns */
+        return sched->backlog(w) || lc_grain_run_here(w) ? LC_ACT_RUN_INLINE : LC_ACT_QUEUE;
+    case LC_READY_SPAWNED:
+        if (node >= 0 && node != w->node)
+            return LC_ACT_QUEUE;
+        if (lc_grain_run_here(w))
+            return LC_ACT_RUN_AT_SPAWN;
+        return sched->backlog(w) ? LC_ACT_RUN_NOW : LC_ACT_QUEUE;
+    case LC_READY_RELEASED:
+        return !sched->run_here || sched->run_here(w, node) ? LC_ACT_RUN_NEXT : LC_ACT_QUEUE;
+    case LC_READY_RELEASED_BUSY:
+        return LC_ACT_QUEUE;
+    case LC_READY_SERIAL:
+        return LC_ACT_RUN_NOW;
+    }
+    return LC_ACT_QUEUE;
+}
+
+/*
+ * A task without dependencies that its spawner runs at once (backlog or
+ * short bodies: ready.h) completes before its spawn returns, so it needs
+ * none of the completion's atomics: nothing can depend on it (it is in no
+ * map), it is not counted among its parent's children (its spawner is the
+ * only thread that could wait for it, and it is still inside the spawn),
+ * and its descriptor goes straight back to the pool.  What it shares with
+ * every other task: its own argument copy (freed here), its group's count
+ * (taken at spawn, given back here) and its children (waited for here,
+ * since its descriptor must outlive them).  Its children are not run at
+ * their spawn (grain.h): if it is longer than it was taken for, they are
+ * what the other workers can take meanwhile.
+ */
+static inline __attribute__((always_inline))
+void lc_run_inline(struct lc_worker *w, struct lc_task *t)
+{
+    struct lc_task *parent = w->cur;
+    int at_spawn = w->at_spawn;
+    w->cur = t;
+    w->at_spawn = 1;
+    lc_run_fn(w, t->fn, t->arg);
+    w->at_spawn = at_spawn;
+    w->cur = parent;
+    lc_stat_add(&w->stats.tasks_run, 1);
+    if (t->nspawned)
+        lc_wait_children(w, t, 0);
+    if (t->map)
+        lc_depmap_destroy(w, t->map);
+    if (t->flags & LC_TF_HEAPARG)
+        lc_mem_free(t->arg, 0);
+    if (w->rt->sched->task_done)
+        w->rt->sched->task_done(w, t);
+    if (t->tg)
+        lc_taskgroup_done(w->rt, t->tg);
+    lc_task_release(&w->pool, w->npool, t);
+}
+
+/* Carries out act for the ready task t on w; t when the caller is to run
+ * it next (LC_ACT_RUN_NEXT), else NULL. */
+static inline __attribute__((always_inline))
+struct lc_task *lc_ready_do(struct lc_worker *w, struct lc_task *t, enum lc_ready_act act)
+{
+    switch (act) {
+    case LC_ACT_QUEUE: {
+        int who = w->rt->sched->push(w, t);
+        if (__builtin_expect(who == LC_PUSH_FULL, 0))
+            lc_execute(w, t);   /* no queue could take it: t is ready, so run it now */
+        else
+            lc_wake_for(w, who);
+        return NULL;
+    }
+    case LC_ACT_RUN_NOW:
+        lc_execute(w, t);
+        return NULL;
+    case LC_ACT_RUN_AT_SPAWN:
+        lc_run_at_spawn(w, t);
+        return NULL;
+    case LC_ACT_RUN_INLINE:
+        lc_run_inline(w, t);
+        return NULL;
+    case LC_ACT_RUN_NEXT:
+        return t;
+    }
+    return NULL;
+}
+
+/* t is ready (how): decides and does.  Returns t when the caller is to run
+ * it next (only LC_READY_RELEASED can), else NULL. */
+static inline struct lc_task *lc_task_ready(struct lc_worker *w, struct lc_task *t,
+                                            enum lc_ready_how how)
+{
+    return lc_ready_do(w, t, lc_ready_decide(w, t->node, how));
+}
+
+#endif /* LC_READY_H */
