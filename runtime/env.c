@@ -84,6 +84,7 @@ void lc_options_defaults(struct lc_options *o)
     o->threads = 0;
     o->bind = LC_BIND_CORE;
     o->spin = 20000;
+    o->spin_adapt = 1;
     o->throttle = 8192;
     o->grain_ns = 200;
     snprintf(o->regime, sizeof o->regime, "%s", lc_regime_default()->name);
@@ -303,6 +304,7 @@ static int parse_all(struct penv *p, struct lc_options *o)
 
     if ((r = parse_uint(p, "LOCUS_SPIN", 0, 1000000000, "default 20000", &x)) < 0)
         return r;
+    o->spin_adapt = !r;
     if (r)
         o->spin = (unsigned)x;
 

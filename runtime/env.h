@@ -24,6 +24,7 @@ struct lc_options {
     int threads;                    /* LOCUS_THREADS: 1..LC_MAX_WORKERS, 0 = CPUs in the affinity mask */
     enum lc_bind bind;              /* LOCUS_BIND: core (default) | none */
     unsigned spin;                  /* LOCUS_SPIN: idle polls before sleeping, 0..1e9, default 20000 */
+    int spin_adapt;                 /* LOCUS_SPIN unset: fewer polls where CPUs are shared (spin.h) */
     unsigned throttle;              /* LOCUS_THROTTLE: incomplete children per task before the
                                        spawner helps run tasks, 16..1e8, default 8192 */
     unsigned grain_ns;              /* LOCUS_GRAIN_NS: bodies shorter than this (sampled mean) make

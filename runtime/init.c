@@ -17,6 +17,7 @@
 #include "env.h"
 #include "mem.h"
 #include "runtime.h"
+#include "spin.h"
 #include "team.h"
 #include "policy.h"
 #include "taskpool.h"
@@ -198,6 +199,7 @@ static int init_runtime(int team_mode, int team_threads)
         w->cpu = cpu[i];
         w->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) | 1;
         lc_grain_state_init(&w->grain);
+        lc_spin_init(w);
     }
     lc_grain_init(&rt->grain, rt->opt.grain_ns, rt->nworkers);
     free(node);

@@ -61,6 +61,10 @@ struct lc_worker {
     struct lc_taskpool pool;
     uint64_t rng;
     unsigned idle_polls;                        /* failed pops in a row */
+    struct {                                    /* idle polling (spin.h) */
+        unsigned limit;                         /* polls before sleeping, <= LOCUS_SPIN */
+        uint64_t last_ns;                       /* the clock at the last check */
+    } spin;
     int at_spawn;                               /* running a task at its spawn (exec.c) */
     struct lc_grain_state grain;                /* body-length estimate (grain.h); its est
                                                    is read by others, seldom (lc_grain_ask) */

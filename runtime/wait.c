@@ -59,6 +59,7 @@
 #include "futex.h"
 #include "runtime.h"
 #include "policy.h"
+#include "spin.h"
 
 static void wake_node(struct lc_node_sync *ns, int n)
 {
@@ -177,19 +178,22 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
-    unsigned spins = 0, limit = rt->opt.spin;
+    unsigned spins = 0;
     int cond = u->t || u->word;
 
     while (!wait_over(rt, u)) {
         struct lc_task *x = sched->pop(w);
         if (x) {
             w->idle_polls = 0;
+            lc_spin_found(w, spins);
             lc_execute(w, x);
             spins = 0;
             continue;
         }
         w->idle_polls++;
-        if (++spins < limit) {
+        if (spins == 0)
+            lc_spin_begin(w);
+        if (!lc_spin_give_up(w, ++spins)) {
             idle_poll(rt, spins);
             continue;
         }

@@ -1,0 +1,121 @@
+/*
+ * test_spin.c - the idle worker's polling limit (runtime/spin.h): with
+ * LOCUS_SPIN unset, a worker that finds itself descheduled while polling
+ * (a gap of more than LC_SPIN_PREEMPTED_NS between two looks at the clock)
+ * polls only its floor (LOCUS_STEAL_SPIN + LC_SPIN_FLOOR, never less, so
+ * that NAFT's look at other nodes still happens) and sleeps; each idle
+ * period that ends in work doubles the limit back up to LOCUS_SPIN; an
+ * explicit LOCUS_SPIN is obeyed as it is.  The clock gap is made by
+ * moving the worker's last look into the past, so nothing here depends on
+ * how fast this machine is.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "spin.h"
+
+static struct lc_runtime rt;
+static struct lc_worker w;
+
+static void setup_worker(unsigned spin, unsigned steal_spin, int adapt)
+{
+    memset(&rt, 0, sizeof rt);
+    memset(&w, 0, sizeof w);
+    rt.opt.spin = spin;
+    rt.opt.steal_spin = steal_spin;
+    rt.opt.spin_adapt = adapt;
+    w.rt = &rt;
+    lc_spin_init(&w);
+    lc_spin_begin(&w);
+}
+
+/* Polls from spins+1 on until lc_spin_give_up says stop; returns that poll. */
+static unsigned poll_until_give_up(unsigned from)
+{
+    unsigned s = from;
+    while (!lc_spin_give_up(&w, ++s))
+        if (s > 10000000u)
+            fail_msg("never gives up");
+    return s;
+}
+
+static void test_full_limit_on_an_own_cpu(void **state)
+{
+    (void)state;
+    setup_worker(20000, 200, 1);
+    /* looks at the clock every LC_SPIN_CHECK polls, no gap: all 20000 */
+    for (unsigned s = 1; s < 20000; s++) {
+        w.spin.last_ns = lc_spin_now_ns();   /* as if polling took no time */
+        assert_false(lc_spin_give_up(&w, s));
+    }
+    assert_true(lc_spin_give_up(&w, 20000));
+    assert_int_equal(w.spin.limit, 20000);
+}
+
+static void test_descheduled_polls_only_the_floor(void **state)
+{
+    (void)state;
+    setup_worker(20000, 200, 1);
+    unsigned floor = 200 + LC_SPIN_FLOOR;
+    assert_int_equal(lc_spin_floor(&rt.opt), floor);
+    /* descheduled before the floor: goes on to the floor, then sleeps */
+    w.spin.last_ns = lc_spin_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
+    assert_int_equal(w.spin.limit, floor);
+    assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), floor);
+    /* descheduled past the floor: sleeps at once */
+    setup_worker(20000, 200, 1);
+    for (unsigned s = 1; s < 1024; s++) {
+        w.spin.last_ns = lc_spin_now_ns();
+        assert_false(lc_spin_give_up(&w, s));
+    }
+    w.spin.last_ns = lc_spin_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    assert_true(lc_spin_give_up(&w, 1024));
+    assert_int_equal(w.spin.limit, floor);
+}
+
+static void test_work_found_doubles_back(void **state)
+{
+    (void)state;
+    setup_worker(20000, 200, 1);
+    w.spin.limit = lc_spin_floor(&rt.opt);
+    unsigned expect = w.spin.limit;
+    lc_spin_found(&w, 0);            /* no idle poll before the work: no change */
+    assert_int_equal(w.spin.limit, expect);
+    for (int i = 0; i < 10; i++) {
+        lc_spin_found(&w, 5);
+        expect = 2 * expect < 20000 ? 2 * expect : 20000;
+        assert_int_equal(w.spin.limit, expect);
+    }
+    assert_int_equal(w.spin.limit, 20000);
+}
+
+static void test_explicit_spin_obeyed(void **state)
+{
+    (void)state;
+    setup_worker(5000, 200, 0);      /* LOCUS_SPIN=5000 given */
+    w.spin.last_ns = lc_spin_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
+    assert_int_equal(w.spin.limit, 5000);
+    assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), 5000);
+    /* a small LOCUS_SPIN caps the floor; 0 sleeps at the first failed poll */
+    setup_worker(100, 200, 1);
+    assert_int_equal(lc_spin_floor(&rt.opt), 100);
+    setup_worker(0, 200, 1);
+    assert_true(lc_spin_give_up(&w, 1));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_limit_on_an_own_cpu),
+        cmocka_unit_test(test_descheduled_polls_only_the_floor),
+        cmocka_unit_test(test_work_found_doubles_back),
+        cmocka_unit_test(test_explicit_spin_obeyed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
