@@ -188,6 +188,7 @@ static int book(struct lc_runtime *rt, void *p, size_t bytes, size_t len, const 
     }
     if (r < 0 && pl)
         lc_dir_forget(rt->dir, a, len);   /* whole entries of a fresh range: cannot split */
+    lc_locality_moved(rt);   /* tasks placed by what was booked there before */
     return r;
 }
 
@@ -280,7 +281,7 @@ LOCUS_API int locus_free(void *ptr, size_t bytes)
                      (*p)->bytes, bytes);
     } else {
         size_t len = (bytes + ps - 1) / ps * ps;
-        if (rt && rt->dir && lc_dir_forget(rt->dir, (uintptr_t)ptr, len) < 0) {
+        if (rt && rt->dir && (lc_locality_moved(rt), lc_dir_forget(rt->dir, (uintptr_t)ptr, len) < 0)) {
             r = lc_error(-ENOMEM, "locus_free: out of memory updating the data-location "
                          "directory; the block at %p is still allocated", ptr);
         } else {

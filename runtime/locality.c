@@ -58,10 +58,15 @@ struct lc_loc_gap {
 };
 
 /* What lc_locality_run needs, computed at spawn: npairs lc_loc_bytes, then
- * ngaps lc_loc_gap (the ranges this task booked as first-toucher). */
+ * ngaps lc_loc_gap (the ranges this task booked as first-toucher), then
+ * ndeps lc_loc_gap (its dependencies' ranges, kept for a task the
+ * scheduler may place again when it becomes ready: not a first-touch task
+ * bound to its node, not a hinted one). */
 struct lc_task_loc {
+    uint32_t gen;           /* rt->moves when it was placed: first (lc_locality_ready) */
     uint16_t npairs;
     uint16_t ngaps;
+    uint16_t ndeps;         /* its ranges, for placing it again (0: never placed again) */
     uint8_t first;          /* a first-touch task */
     int32_t booked;         /* where its first-touched ranges were booked at spawn */
     uint64_t spread;        /* bytes interleaved over every node in use */
@@ -237,6 +242,8 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
     uint64_t bytes[nn], spread = 0;
     struct lc_placement pl = { 0, 0, bytes, 0, hint };
     struct gap_list gaps;
+    /* read before the lookups: a move meanwhile makes the task look stale */
+    uint32_t gen = atomic_load_explicit(&rt->moves, memory_order_relaxed);
 
     memset(bytes, 0, sizeof bytes);
     for (size_t i = 0; i < ndeps; i++) {
@@ -276,12 +283,17 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
     uint16_t npairs = 0;
     for (int n = 0; n < nn; n++)
         npairs += bytes[n] != 0;
+    /* a task the scheduler may place again when it becomes ready keeps its
+     * ranges (rt->moves) */
+    size_t keep = rt->sched->place && !(t->flags & LC_TF_BOUND) && hint < 0 ? ndeps : 0;
     struct lc_task_loc *loc = lc_mem_alloc(sizeof *loc + npairs * sizeof loc->p[0]
-                                           + gaps.n * sizeof(struct lc_loc_gap), 0);
+                                           + (gaps.n + keep) * sizeof(struct lc_loc_gap), 0);
     if (!loc)
         return;   /* not counted: the report is an estimate, the task still runs */
+    loc->gen = gen;
     loc->npairs = npairs;
     loc->ngaps = (uint16_t)gaps.n;
+    loc->ndeps = (uint16_t)(keep < UINT16_MAX ? keep : 0);
     loc->first = (uint8_t)pl.first_touch;
     loc->booked = booked;
     loc->spread = spread;
@@ -289,8 +301,56 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
     for (int n = 0, k = 0; n < nn; n++)
         if (bytes[n])
             loc->p[k++] = (struct lc_loc_bytes){ n, bytes[n] };
-    memcpy(&loc->p[npairs], gaps.g, gaps.n * sizeof gaps.g[0]);
+    struct lc_loc_gap *g = (struct lc_loc_gap *)&loc->p[npairs];
+    memcpy(g, gaps.g, gaps.n * sizeof gaps.g[0]);
+    for (size_t i = 0; i < loc->ndeps; i++)
+        g[gaps.n + i] = (struct lc_loc_gap){ (uintptr_t)deps[i].addr, deps[i].size };
     t->loc = loc;
+}
+
+/*
+ * t was placed at its spawn and bookings have moved since (rt->moves):
+ * place it again from what the directory knows now, and count its bytes
+ * from there (the account is where the bytes were when it was placed).
+ * Nothing is booked here: ranges the directory no longer knows (forgotten)
+ * count as unknown.  A first-touch task bound to its node and a hinted
+ * task keep their node.
+ */
+void lc_locality_replace(struct lc_worker *w, struct lc_task *t)
+{
+    struct lc_runtime *rt = w->rt;
+    struct lc_task_loc *loc = t->loc;
+    int nn = rt->topo.nnodes;
+    uint32_t gen = atomic_load_explicit(&rt->moves, memory_order_relaxed);
+
+    loc->gen = gen;
+    if (!loc->ndeps)
+        return;
+    uint64_t bytes[nn], spread = 0;
+    memset(bytes, 0, sizeof bytes);
+    const struct lc_loc_gap *d = (const struct lc_loc_gap *)&loc->p[loc->npairs] + loc->ngaps;
+    for (uint32_t i = 0; i < loc->ndeps; i++)
+        lc_dir_query(rt->dir, d[i].addr, d[i].size, bytes, &spread);
+    struct lc_placement pl = { 0, 0, bytes, spread, -1 };
+    t->node = -1;
+    rt->sched->place(w, t, &pl);
+
+    uint16_t npairs = 0;
+    for (int n = 0; n < nn; n++)
+        npairs += bytes[n] != 0;
+    size_t tail = (loc->ngaps + loc->ndeps) * sizeof(struct lc_loc_gap);
+    struct lc_task_loc *nl = lc_mem_alloc(sizeof *nl + npairs * sizeof nl->p[0] + tail, 0);
+    if (!nl)
+        return;   /* the account keeps the spawn's figures; the placement is new */
+    *nl = *loc;
+    nl->npairs = npairs;
+    nl->spread = spread;
+    for (int n = 0, k = 0; n < nn; n++)
+        if (bytes[n])
+            nl->p[k++] = (struct lc_loc_bytes){ n, bytes[n] };
+    memcpy(&nl->p[npairs], &loc->p[loc->npairs], tail);
+    lc_mem_free(loc, 0);
+    t->loc = nl;
 }
 
 /* Counts bytes interleaved over the nodes in use for a task run on node. */
@@ -319,6 +379,7 @@ void lc_locality_run(struct lc_worker *w, struct lc_task *t)
         const struct lc_loc_gap *g = (const struct lc_loc_gap *)&loc->p[loc->npairs];
         for (uint32_t i = 0; i < loc->ngaps; i++)
             lc_dir_record(rt->dir, g[i].addr, g[i].size, node);
+        lc_locality_moved(rt);
     }
     for (uint32_t i = 0; i < loc->npairs; i++)
         lc_stat_add(&w->stats.bytes[lc_topology_class(&rt->topo, node, loc->p[i].node)],
@@ -367,6 +428,8 @@ void lc_locality_ran(struct lc_worker *w, struct lc_task *t)
             spread += g[i].size;
         left -= g[i].size < left ? g[i].size : left;
     }
+    if (loc->ngaps)
+        lc_locality_moved(rt);
     for (int n = 0; n < nn; n++)
         if (bytes[n])
             lc_stat_add(&w->stats.bytes[lc_topology_class(&rt->topo, node, n)], bytes[n]);

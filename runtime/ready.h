@@ -154,6 +154,10 @@ struct lc_task *lc_ready_do(struct lc_worker *w, struct lc_task *t, enum lc_read
 static inline struct lc_task *lc_task_ready(struct lc_worker *w, struct lc_task *t,
                                             enum lc_ready_how how)
 {
+    /* a task that waited for predecessors is placed by what is known now,
+     * not only by what was known at its spawn */
+    if (how == LC_READY_RELEASED || how == LC_READY_RELEASED_BUSY)
+        lc_locality_ready(w, t);
     return lc_ready_do(w, t, lc_ready_decide(w, t->node, how));
 }
 

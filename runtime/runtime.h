@@ -90,7 +90,12 @@ struct lc_runtime {
     int initial_node;                   /* node of the initial thread (worker 0) */
     int (*spread_classes)[3];           /* per node: nodes in use in each distance class */
     struct lc_directory *dir;
-    int *node_nworkers;                 /* workers per node */
+    /* bookings moved from where tasks were placed by them (a first-touch
+     * task ran elsewhere, locus_forget, locus_alloc, locus_free): a task
+     * placed before a move is placed again when it becomes ready
+     * (locality.c).  Written only on such moves: a line of its own. */
+    _Alignas(LC_CACHELINE) _Atomic uint32_t moves;
+    _Alignas(LC_CACHELINE) int *node_nworkers;  /* workers per node */
     int *node_home;                     /* node -> itself, or the nearest node with workers */
     int *ft_nodes, n_ft_nodes;          /* nodes with workers, for dealing first-touch tasks */
     uint64_t t0_ns;                     /* stats clock start */
@@ -246,6 +251,21 @@ void lc_locality_fini(struct lc_runtime *rt);
 void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps,
                        size_t ndeps, int hint);
 void lc_locality_run(struct lc_worker *w, struct lc_task *t);
+/* Bookings moved (see rt->moves). */
+static inline void lc_locality_moved(struct lc_runtime *rt)
+{
+    atomic_fetch_add_explicit(&rt->moves, 1, memory_order_relaxed);
+}
+/* t, placed at its spawn, is ready: when bookings moved since, it is placed
+ * again from what the directory knows now (the generation it was placed at
+ * is the first word of t->loc). */
+void lc_locality_replace(struct lc_worker *w, struct lc_task *t);
+static inline void lc_locality_ready(struct lc_worker *w, struct lc_task *t)
+{
+    if (t->loc && *(const uint32_t *)(const void *)t->loc
+                      != atomic_load_explicit(&w->rt->moves, memory_order_relaxed))
+        lc_locality_replace(w, t);
+}
 void lc_locality_ran(struct lc_worker *w, struct lc_task *t);
 
 /* spawn.c: -EPERM (not running) or -ENOTSUP (foreign thread), with a message */

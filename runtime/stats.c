@@ -143,6 +143,7 @@ LOCUS_API int locus_forget(const void *addr, size_t size)
     if (!rt->dir)
         return 0;
     int r = lc_dir_forget(rt->dir, (uintptr_t)addr, size);
+    lc_locality_moved(rt);
     return r < 0 ? lc_error(r, "locus_forget: out of memory splitting a directory entry") : 0;
 }
 

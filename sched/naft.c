@@ -12,10 +12,12 @@
  *    (ties: the spawner's node if among the best, else the lowest); queued
  *    on the affine deque of a worker of that node (or the node's inbox when
  *    sent from another node).  Another node takes such a task only while
- *    this node is overloaded: more than LC_NAFT_MARGIN of them queued per
- *    worker here; and only a node LOCUS_STEAL allows (near: the nearest
- *    nodes that have workers; all: every node, nearest first; none: never);
- *    or while every worker of this node sleeps (any node, unless none);
+ *    this node cannot keep up: more than LC_NAFT_MARGIN of them queued per
+ *    worker here, or every worker of this node asleep; and only a node
+ *    LOCUS_STEAL allows (near: the nearest nodes that have workers; all:
+ *    every node, nearest first; none: never).  When a task waited for
+ *    predecessors, its node is chosen again when it becomes ready if
+ *    bookings moved meanwhile (locality.c, lc_locality_ready);
  *  - hinted (locus_spawn_attr with a node): as a data-bound task of that
  *    node (its nearest node with workers), or bound there if first-touch;
  *  - affinity-free (no dependencies, no known bytes): on the spawner's
@@ -32,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "deque.h"
 #include "policy.h"
@@ -47,7 +48,6 @@ struct naft_fifo {
     _Alignas(LC_CACHELINE) pthread_mutex_t lock;
     struct lc_task *head, *tail;
     _Atomic long size;
-    _Atomic unsigned long taken;   /* pops so far: thieves watch it (naft_watch) */
 };
 
 /* A node takes another node's data-bound tasks only while that node has
@@ -66,22 +66,6 @@ struct naft_node {
     int *thieves, nthieves;     /* nodes that may take this node's data-bound tasks */
 };
 
-/* A data-bound task waits for a worker of its own node at most this long
- * while it is the oldest of its queue (its node's workers busy with other
- * tasks, or not running at all: descheduled, or a vCPU the host does not
- * run); past it an idle worker of a node LOCUS_STEAL allows takes it
- * (by default the nearest nodes that have workers; delay scheduling: M. Zaharia et al., "Delay scheduling", EuroSys
- * 2010).  A task bound for 200 us costs more waiting than its data would
- * cost fetched from another node.  locus(7) documents it. */
-#define LC_NAFT_DELAY_NS 200000u
-
-/* What a worker saw of another node's queued data-bound tasks, and since
- * when (its own line; it reads the clock only when idle). */
-struct naft_watch {
-    uint64_t sig;               /* the node's queue signature (queue_sig) */
-    uint64_t since_ns;          /* when the worker first saw it */
-};
-
 struct naft {
     struct naft_node *nodes;
     int nnodes;
@@ -90,8 +74,6 @@ struct naft {
      * woken for another node's task would sleep again without looking */
     unsigned steal_spin;
     struct lc_deque *adq;       /* per worker: its node's data-bound tasks */
-    struct naft_watch *watch;   /* per worker, nnodes entries (a cache line apart per worker) */
-    size_t watch_stride;        /* entries per worker */
 };
 
 static void naft_fini(struct lc_runtime *rt)
@@ -105,7 +87,6 @@ static void naft_fini(struct lc_runtime *rt)
         for (int i = 0; i < rt->nworkers; i++)
             lc_deque_destroy(&s->adq[i]);
     free(s->adq);
-    free(s->watch);
     for (int n = 0; n < s->nnodes; n++) {
         pthread_mutex_destroy(&s->nodes[n].inbox.lock);
         pthread_mutex_destroy(&s->nodes[n].bound.lock);
@@ -175,13 +156,6 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
         for (int i = 0; i < rt->nworkers; i++)
             if (lc_deque_init(&s->adq[i], 8) < 0)
                 goto nomem_all;
-        size_t per_line = LC_CACHELINE / sizeof *s->watch;
-        s->watch_stride = ((size_t)nn + per_line - 1) / per_line * per_line;
-        s->watch = aligned_alloc(LC_CACHELINE, (size_t)rt->nworkers * s->watch_stride
-                                               * sizeof *s->watch);
-        if (!s->watch)
-            goto nomem_all;
-        memset(s->watch, 0, (size_t)rt->nworkers * s->watch_stride * sizeof *s->watch);
     }
     for (int n = 0; n < nn; n++) {
         struct naft_node *nd = &s->nodes[n];
@@ -303,8 +277,7 @@ static struct lc_task *fifo_pop(struct naft_fifo *ib)
         ib->head = t->qnext;
         if (!ib->head)
             ib->tail = NULL;
-        atomic_store_explicit(&ib->taken, atomic_load_explicit(&ib->taken, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+
         atomic_store_explicit(&ib->size, atomic_load_explicit(&ib->size, memory_order_relaxed) - 1,
                               memory_order_release);
     }
@@ -362,59 +335,6 @@ static int64_t bound_queued(const struct naft *s, int n)
     for (int i = 0; i < nd->nworkers; i++)
         q += lc_deque_size(&s->adq[nd->workers[i]]);
     return q;
-}
-
-/* Changes whenever an oldest data-bound task of node n is taken: the
- * inbox's pops and the affine deques' tops (their oldest ends; a deque's
- * own worker pops the newest end and takes the oldest only last). */
-static uint64_t queue_sig(const struct naft *s, int n)
-{
-    const struct naft_node *nd = &s->nodes[n];
-    uint64_t sig = atomic_load_explicit(&nd->inbox.taken, memory_order_relaxed);
-    for (int i = 0; i < nd->nworkers; i++)
-        sig = sig * 0x9E3779B97F4A7C15ull
-              + (uint64_t)atomic_load_explicit(&s->adq[nd->workers[i]].top, memory_order_relaxed);
-    return sig;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static struct lc_task *take_bound_from(struct lc_worker *w, struct naft *s, int n);
-
-/* The delay rule: a data-bound task of another node that has been the
- * oldest of its queue for LC_NAFT_DELAY_NS, from the nodes LOCUS_STEAL
- * lets w's node take from (by default the nearest that have workers). */
-static struct lc_task *take_delayed(struct lc_worker *w, struct naft *s)
-{
-    const struct naft_node *nd = &s->nodes[w->node];
-    struct naft_watch *watch = &s->watch[(size_t)w->id * s->watch_stride];
-    uint64_t now = 0;
-    for (int i = 0; i < nd->nvictims; i++) {
-        int v = nd->victims[i];
-        if (bound_queued(s, v) <= 0)
-            continue;
-        if (!now)
-            now = now_ns();
-        uint64_t sig = queue_sig(s, v);
-        if (watch[v].sig != sig || !watch[v].since_ns) {
-            watch[v].sig = sig;             /* moved since last seen: wait anew */
-            watch[v].since_ns = now;
-            continue;
-        }
-        if (now - watch[v].since_ns < LC_NAFT_DELAY_NS)
-            continue;
-        struct lc_task *t = take_bound_from(w, s, v);
-        if (t) {
-            watch[v].since_ns = 0;
-            return t;
-        }
-    }
-    return NULL;
 }
 
 /* Steals one data-bound task from the affine deques of node n's workers. */
@@ -480,18 +400,14 @@ static struct lc_task *naft_pop(struct lc_worker *w)
     }
     /* a node whose workers all sleep has no capacity at all: its tasks
      * would wait for a wake-up (a fork-join program pays one per round),
-     * so any node may take them, nearest first, unless LOCUS_STEAL=none */
-    if (rt->opt.steal == LC_STEAL_NONE)
-        return NULL;
-    for (int i = 0; i < nd->nsharers; i++) {
-        int v = nd->sharers[i];
+     * so the nodes LOCUS_STEAL allows may take them, nearest first */
+    for (int i = 0; i < nd->nvictims; i++) {
+        int v = nd->victims[i];
         if (lc_sleepers(rt, v) >= s->nodes[v].nworkers
             && (t = take_bound_from(w, s, v)))
             return t;
     }
-    /* and a node that leaves its oldest task waiting too long has no
-     * capacity for it either (the delay rule) */
-    return take_delayed(w, s);
+    return NULL;
 }
 
 static int naft_run_here(struct lc_worker *w, int node)

@@ -8,8 +8,7 @@
  * LOCUS_STEAL_SPIN at their defaults, what stealing may and may not take:
  * first-touch tasks never leave their node, tasks without data reach a
  * worker of any node, data-bound tasks go to the nearest node that has
- * workers while their node has more than the margin queued, or once the
- * oldest has waited NAFT's delay for its node.  No
+ * workers only while their node has more than the margin queued.  No
  * assertion depends on timing: each one follows from a rule (a task that
  * no rule lets another node take can only run where it was queued; the main
  * thread waits without running tasks, so that only the other node can).
@@ -189,6 +188,53 @@ static void test_first_touch_beside_known_data(void **state)
     stop();
 }
 
+/*
+ * Placement when a task becomes ready: R reads a block booked on node 2
+ * (locus_alloc) and writes a flag after P, which is dealt to node 0 (the
+ * first first-touch task) and, with LOCUS_STEAL=none, can only run on this
+ * thread, node 0's only worker, in its taskwait.  P's body forgets the
+ * block's booking: when P releases R, the block is unknown and R's known
+ * bytes are its flag, on node 0, so R is placed on node 0 and runs there.
+ * Placed only at its spawn, R would run on node 2.
+ */
+static char ready_flag[64] __attribute__((aligned(64)));
+static void *ready_block;
+
+static void forget_block(void *arg)
+{
+    (void)arg;
+    ran_on[30] = locus_worker_node();
+    assert_int_equal(locus_forget(ready_block, BLOCK), 0);
+}
+
+static void test_placed_again_when_ready(void **state)
+{
+    (void)state;
+    start("naft", "4s", "4", "none");
+    locus_place_t on2 = LOCUS_PLACE_ON_NODE(2);
+    assert_int_equal(locus_alloc(&ready_block, BLOCK, &on2), 0);
+    assert_int_equal(locus_task(forget_block, NULL, 0, LOCUS_OUT(ready_flag, sizeof ready_flag)), 0);
+    struct blk a = { 31 };
+    assert_int_equal(locus_task(note_node, &a, sizeof a, LOCUS_IN(ready_block, BLOCK),
+                                LOCUS_INOUT(ready_flag, sizeof ready_flag)), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(ran_on[30], 0);
+    assert_int_equal(ran_on[31], 0);
+    /* and without the move, the same pair runs by the block: on node 2 */
+    assert_int_equal(locus_forget(ready_flag, sizeof ready_flag), 0);
+    assert_int_equal(locus_free(ready_block, BLOCK), 0);
+    assert_int_equal(locus_alloc(&ready_block, BLOCK, &on2), 0);
+    a.b = 32;
+    assert_int_equal(locus_task(note_node, &a, sizeof a, LOCUS_OUT(ready_flag, sizeof ready_flag)), 0);
+    a.b = 33;
+    assert_int_equal(locus_task(note_node, &a, sizeof a, LOCUS_IN(ready_block, BLOCK),
+                                LOCUS_INOUT(ready_flag, sizeof ready_flag)), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(ran_on[33], 2);
+    assert_int_equal(locus_free(ready_block, BLOCK), 0);
+    stop();
+}
+
 static void heavy(void *arg)
 {
     volatile double x = 0;
@@ -365,7 +411,7 @@ static void test_first_touch_never_leaves_its_node(void **state)
 
 #define MARGIN 16  /* LC_NAFT_MARGIN, documented in locus(7) */
 
-static void test_bound_tasks_move_past_the_margin_or_the_delay(void **state)
+static void test_bound_tasks_move_only_past_the_margin(void **state)
 {
     (void)state;
     start_defaults("bullion-s16", "2");
@@ -374,16 +420,16 @@ static void test_bound_tasks_move_past_the_margin_or_the_delay(void **state)
     assert_int_equal(locus_taskwait(), 0);
     assert_int_equal(node_of_block[0], 0);
 
-    /* no more than the margin queued on node 0, whose only worker (this
-     * thread) does not run them: they wait for it the delay of NAFT's
-     * delay rule, then node 8, the nearest node that has workers (though
-     * far), takes every one of them */
+    /* no more than the margin queued on node 0: node 8 takes none, however
+     * long it is idle */
     reset_done();
     for (int i = 0; i < MARGIN; i++)
         assert_int_equal(locus_task(count_node, NULL, 0, LOCUS_IN(data[0], BLOCK)), 0);
-    assert_int_equal(wait_without_running(MARGIN), MARGIN);
-    assert_int_equal(atomic_load(&done_on[8]), MARGIN);
+    struct timespec ts = { 0, 200000000 };
+    nanosleep(&ts, NULL);
+    assert_int_equal(atomic_load(&done_on[8]), 0);
     assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(atomic_load(&done_on[0]), MARGIN);
 
     /* many more: node 8, the nearest node that has workers (though far),
      * takes them until the margin is left */
@@ -483,10 +529,11 @@ int main(void)
         cmocka_unit_test(test_first_touch_dealt_evenly),
         cmocka_unit_test(test_task_follows_its_bytes),
         cmocka_unit_test(test_first_touch_beside_known_data),
+        cmocka_unit_test(test_placed_again_when_ready),
         cmocka_unit_test(test_steal_policies),
         cmocka_unit_test(test_shared_tasks_reach_any_node),
         cmocka_unit_test(test_first_touch_never_leaves_its_node),
-        cmocka_unit_test(test_bound_tasks_move_past_the_margin_or_the_delay),
+        cmocka_unit_test(test_bound_tasks_move_only_past_the_margin),
         cmocka_unit_test(test_naft_moves_far_less_than_di),
         cmocka_unit_test(test_dft_homes_data_where_touched),
         cmocka_unit_test(test_refused_and_bad_values),
