@@ -210,6 +210,24 @@ static inline int64_t lc_deque_size(const struct lc_deque *d)
     return b > t ? b - t : 0;
 }
 
+/* Any thread; a racy hint for heuristics only: the last word (c) of the
+ * oldest item, the one a steal would take, or 0 when the deque looks
+ * empty.  The slot may be taken and reused meanwhile (every word of it is
+ * atomic, so that is no data race); a caller that acts on the answer
+ * still has to win the steal. */
+static inline uintptr_t lc_deque_peek_top_c(struct lc_deque *d)
+{
+    /* relaxed on top: only a hint.  acquire on bottom: pairs with push's
+     * release, so the slot below the bottom seen is written. */
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
+    if (t >= b)
+        return 0;
+    /* acquire: pairs with the release store in lc_deque_grow */
+    struct lc_deque_buf *a = atomic_load_explicit(&d->buf, memory_order_acquire);
+    return atomic_load_explicit(&a->slot[t & a->mask].c, memory_order_relaxed);
+}
+
 /* Owner only: an estimate of the size for "is it longer than limit?"
  * heuristics, never below the true size at the last read of top.  top, the
  * line thieves write, is read again only when the estimate exceeds limit,

@@ -46,6 +46,35 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/*
+ * Starts w's thread already on its CPU when workers are bound.  The
+ * initial thread is bound to worker 0's CPU by now, and a thread inherits
+ * its creator's mask: created plainly, a worker could run nowhere but on
+ * worker 0's CPU until it bound itself, so it waited for the initial
+ * thread to block or be preempted (milliseconds; for ever under SCHED_FIFO)
+ * before taking its first task.  Where the CPU cannot be set (no such CPU
+ * in the mask the kernel allows) it starts as before and binds itself in
+ * worker_main.
+ */
+static int start_worker(struct lc_runtime *rt, struct lc_worker *w)
+{
+    if (rt->opt.bind == LC_BIND_CORE && w->cpu >= 0 && w->cpu < CPU_SETSIZE) {
+        pthread_attr_t a;
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(w->cpu, &set);
+        if (pthread_attr_init(&a) == 0) {
+            int r = pthread_attr_setaffinity_np(&a, sizeof set, &set);
+            if (r == 0)
+                r = pthread_create(&w->thread, &a, worker_main, w);
+            pthread_attr_destroy(&a);
+            if (r != EINVAL)
+                return r;
+        }
+    }
+    return pthread_create(&w->thread, NULL, worker_main, w);
+}
+
 static void print_help(const struct lc_options *o)
 {
     if (o->help & (LC_HELP_REGIME | LC_HELP_SCHED)) {
@@ -271,7 +300,7 @@ static int init_runtime(int team_mode, int team_threads)
     lc_self = &rt->workers[0];
     lc_rt = rt;
     for (int i = 1; i < rt->nworkers; i++) {
-        if ((r = pthread_create(&rt->workers[i].thread, NULL, worker_main, &rt->workers[i])) != 0) {
+        if ((r = start_worker(rt, &rt->workers[i])) != 0) {
             snprintf(err, sizeof err, "locus_init: cannot start worker %d of %d: %s",
                      i, rt->nworkers, strerror(r));
             r = init_fail(-r, err);

@@ -43,6 +43,8 @@ enum lc_ready_how {
 /* What happens to it. */
 enum lc_ready_act {
     LC_ACT_QUEUE,           /* the policy's push */
+    LC_ACT_HAND_OFF,        /* the policy's push, marked for an idle worker to take
+                               at once (LC_TF_HANDOFF: sched/steal.h) */
     LC_ACT_RUN_NOW,         /* lc_execute on w, with what it releases */
     LC_ACT_RUN_AT_SPAWN,    /* lc_run_at_spawn on w: its body only (grain.h) */
     LC_ACT_RUN_INLINE,      /* lc_run_inline on w: complete before its spawn returns */
@@ -76,7 +78,14 @@ enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, enum lc_ready_h
     case LC_READY_RELEASED:
         return !sched->run_here || sched->run_here(w, node) ? LC_ACT_RUN_NEXT : LC_ACT_QUEUE;
     case LC_READY_RELEASED_BUSY:
-        return LC_ACT_QUEUE;
+        /* w runs another task first: a whole body, when bodies are long,
+         * during which an idle worker could have run this one.  Not when
+         * bodies are short (handing over would cost more than waiting) nor
+         * while w runs a task at its spawn (it goes back to spawning, and
+         * the lone-task rule's chains are spawned so). */
+        return w->at_spawn || lc_grain_short(&w->rt->grain, atomic_load_explicit(
+                                  &w->grain.est, memory_order_relaxed))
+               ? LC_ACT_QUEUE : LC_ACT_HAND_OFF;
     case LC_READY_SERIAL:
         return LC_ACT_RUN_NOW;
     }
@@ -126,6 +135,9 @@ static inline __attribute__((always_inline))
 struct lc_task *lc_ready_do(struct lc_worker *w, struct lc_task *t, enum lc_ready_act act)
 {
     switch (act) {
+    case LC_ACT_HAND_OFF:
+        t->flags |= LC_TF_HANDOFF;   /* t is ours until pushed */
+        /* fall through */
     case LC_ACT_QUEUE: {
         int who = w->rt->sched->push(w, t);
         if (__builtin_expect(who == LC_PUSH_FULL, 0))

@@ -296,7 +296,8 @@ void lc_error_clear(void);
  * owner is still spawning: taking it at once makes every task of the chain
  * cross cores.  A thief that waits a few idle polls (a few microseconds)
  * finds it still there only when its owner is really busy, and then takes
- * the whole chain behind it.
+ * the whole chain behind it.  The exception, a task its owner will not run
+ * next (handed off), is sched/steal.h's lc_may_steal_from.
  */
 #define LC_LONE_STEAL_POLLS 64
 static inline int lc_may_steal(const struct lc_worker *w, int64_t n)

@@ -136,6 +136,8 @@ _Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor gr
 #define LC_TF_ROOT    0x2u
 #define LC_TF_GROUPS  0x4u   /* the body has begun task groups: tg_open, tg_nomem valid */
 #define LC_TF_BOUND   0x8u   /* NAFT: a first-touch task, run only on its node t->node */
+#define LC_TF_HANDOFF 0x10u  /* queued by a completion whose worker runs another task
+                                first: a thief need not leave it alone (ready.h) */
 
 /* The innermost task group open in t's body, or NULL (t's own thread). */
 static inline struct lc_taskgroup *lc_task_open_group(const struct lc_task *t)

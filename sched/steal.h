@@ -20,11 +20,33 @@
  * it builds its descriptor from its own pool, so a thief moves one deque
  * slot instead of the descriptor's lines there and back). */
 #define LC_QI_LIGHT 1u
+/* A task its queuing worker will not run next (LC_TF_HANDOFF): a thief may
+ * take it even when it is alone in the deque (lc_may_steal_from). */
+#define LC_QI_HANDOFF 2u
 
 static inline struct lc_qitem lc_qitem_task(struct lc_task *t)
 {
-    struct lc_qitem it = { t, NULL, NULL, 0 };
+    struct lc_qitem it = { t, NULL, NULL, t->flags & LC_TF_HANDOFF ? LC_QI_HANDOFF : 0 };
     return it;
+}
+
+/*
+ * Whether w may steal from d now.  A lone task is left alone for
+ * LC_LONE_STEAL_POLLS idle polls (runtime.h: its owner is usually about
+ * to run it) unless it was handed off: queued by a completion whose worker
+ * went on to run another released task first (ready.h), so that it waits
+ * at least a whole body there.  Without that exception a width-2 stencil
+ * ran on one worker: each step's second completion runs one successor and
+ * queues the other alone, and the idle worker, having polled fewer than
+ * LC_LONE_STEAL_POLLS times since its own task ended, left it to the owner
+ * (benchmarks/README.md, the parallelism probe).
+ */
+static inline int lc_may_steal_from(const struct lc_worker *w, struct lc_deque *d)
+{
+    int64_t n = lc_deque_size(d);
+    if (lc_may_steal(w, n))
+        return 1;
+    return n == 1 && (lc_deque_peek_top_c(d) & LC_QI_HANDOFF);
 }
 
 /* spawn.c: the descriptor of a light task taken by w, or NULL when memory
@@ -68,7 +90,7 @@ static inline struct lc_task *lc_steal_from_deques(struct lc_worker *w, const in
         if (v == w->id)
             continue;
         struct lc_deque *d = deques ? &deques[v] : &rt->workers[v].dq;
-        if (!lc_may_steal(w, lc_deque_size(d)))
+        if (!lc_may_steal_from(w, d))
             continue;
         struct lc_qitem it = lc_deque_steal(d);
         if (!it.p)
