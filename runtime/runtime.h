@@ -44,6 +44,8 @@ static inline void lc_stat_add(_Atomic uint64_t *c, uint64_t v)
 struct lc_node_sync {
     _Alignas(LC_CACHELINE) _Atomic uint32_t epoch;
     _Atomic int nsleepers;
+    _Atomic int waking;     /* a wake-up was sent and no sleeper has come back since:
+                               a hint for thieves (sched/naft.c), not part of the handshake */
 };
 
 struct lc_worker {
@@ -237,6 +239,14 @@ static inline void lc_wake_for(struct lc_worker *w, int target)
 
 /* Workers asleep on node (-1: on any node); a hint for policies (a racy
  * read: the handshake in wait.c does not depend on it). */
+/* Node's workers all sleep and none is being woken: it has no capacity
+ * for the tasks queued on it until a push wakes one (a hint). */
+static inline int lc_node_asleep(const struct lc_runtime *rt, int node, int nworkers)
+{
+    return atomic_load_explicit(&rt->nsync[node].nsleepers, memory_order_relaxed) >= nworkers
+           && !atomic_load_explicit(&rt->nsync[node].waking, memory_order_relaxed);
+}
+
 static inline int lc_sleepers(const struct lc_runtime *rt, int node)
 {
     return atomic_load_explicit(node >= 0 ? &rt->nsync[node].nsleepers : &rt->nsleep_total,

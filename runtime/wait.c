@@ -63,6 +63,7 @@
 
 static void wake_node(struct lc_node_sync *ns, int n)
 {
+    atomic_store_explicit(&ns->waking, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&ns->epoch, 1, memory_order_seq_cst);
     futex_wake(&ns->epoch, n);
 }
@@ -210,6 +211,12 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
         atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         lc_sleep_fence(rt);   /* the sleeper's half of the handshake (top) */
+        /* the last look takes even a lone task (lc_may_steal): with
+         * LOCUS_SPIN below LC_LONE_STEAL_POLLS a worker would otherwise
+         * sleep past a lone task whose owner is blocked, and no push would
+         * come to wake it */
+        if (w->idle_polls < LC_LONE_STEAL_POLLS)
+            w->idle_polls = LC_LONE_STEAL_POLLS;
         x = NULL;
         if (!wait_over(rt, u) && !(x = sched->pop(w))) {
             lc_stat_add(&w->stats.sleeps, 1);
@@ -217,6 +224,8 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
         }
         atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(&ns->waking, memory_order_relaxed))
+            atomic_store_explicit(&ns->waking, 0, memory_order_relaxed);
         if (cond)
             atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         if (u->t)

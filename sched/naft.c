@@ -398,12 +398,16 @@ static struct lc_task *naft_pop(struct lc_worker *w)
             && (t = take_bound_from(w, s, v)))
             return t;
     }
-    /* a node whose workers all sleep has no capacity at all: its tasks
-     * would wait for a wake-up (a fork-join program pays one per round),
-     * so the nodes LOCUS_STEAL allows may take them, nearest first */
+    /* a node whose workers all sleep, none being woken, has no capacity at
+     * all: its tasks would wait for a push to wake one (a fork-join
+     * program pays that once per round), so the nodes LOCUS_STEAL allows
+     * may take them, nearest first.  A node a push is waking keeps its
+     * tasks: its worker is on the way (on a machine whose CPUs are shared
+     * that can take long, and taking its tasks then costs their locality
+     * every time) */
     for (int i = 0; i < nd->nvictims; i++) {
         int v = nd->victims[i];
-        if (lc_sleepers(rt, v) >= s->nodes[v].nworkers
+        if (lc_node_asleep(rt, v, s->nodes[v].nworkers)
             && (t = take_bound_from(w, s, v)))
             return t;
     }
