@@ -35,7 +35,8 @@
  *
  * Verification: every task mixes its inputs, t and x into a seed, runs the
  * kernel from it and writes the result to its output cell and adds it to
- * its own slot.  The kernel is a 64-bit LCG, so n iterations from s are
+ * its own slot (a cache line of its own: with its at most 5 input cells and
+ * its output cell, a task touches at most 7 lines).  The kernel is a 64-bit LCG, so n iterations from s are
  * A_n * s + C_n, computable in O(log n): the reference replays the graph
  * serially at no kernel cost and checks every slot (a skipped task leaves
  * 0, a duplicated one 2y) and every final cell (a task run before its
@@ -83,6 +84,13 @@ static const long gran_quick_grains[] = { 100000, 10000, 1000, 100 };
 /* One dependency object a cache line, so that the runtimes track disjoint
  * lines and no two tasks' cells share one. */
 struct gran_cell {
+    _Alignas(64) uint64_t v;
+};
+
+/* A task's own slot, a line each too: tasks running side by side on
+ * different workers never write one line (false sharing would be the
+ * benchmark's cost, not the runtime's). */
+struct gran_slot {
     _Alignas(64) uint64_t v;
 };
 
@@ -175,7 +183,7 @@ struct gran_graph {
     int ncells;
     uint64_t iters;        /* kernel iterations a task */
     struct gran_cell *cells;
-    uint64_t *slots;       /* one a task, in spawn order */
+    struct gran_slot *slots;   /* one a task, in spawn order */
 };
 
 /* One task as the spawner sees it and the body gets it (copied). */
@@ -188,7 +196,7 @@ struct gran_task {
     int64_t t;
     int64_t idx;               /* slot */
     struct gran_cell *cells;
-    uint64_t *slots;
+    struct gran_slot *slots;
     uint64_t iters;
 };
 
@@ -226,7 +234,7 @@ static int gran_graph_init(struct gran_graph *g, enum gran_pattern p, int worker
     default: g->ncells = 2 * g->width; break;
     }
     g->cells = aligned_alloc(64, (size_t)g->ncells * sizeof *g->cells);
-    g->slots = calloc((size_t)g->tasks, sizeof *g->slots);
+    g->slots = aligned_alloc(64, (size_t)g->tasks * sizeof *g->slots);
     if (!g->cells || !g->slots) {
         free(g->cells);
         free(g->slots);
@@ -329,7 +337,7 @@ static void gran_body(void *arg)
     uint64_t y = gran_kernel(gran_seed(a, &a->cells[0].v, sizeof a->cells[0]), a->iters);
     if (a->out >= 0)
         a->cells[a->out].v = y;
-    a->slots[a->idx] += y;
+    a->slots[a->idx].v += y;
 }
 
 /*
@@ -354,7 +362,7 @@ static long gran_verify(const struct gran_graph *g, uint64_t *sum)
             uint64_t y = ja * gran_seed(&a, ref, sizeof *ref) + jc;
             if (a.out >= 0)
                 ref[a.out] = y;
-            bad += g->slots[a.idx] != y;
+            bad += g->slots[a.idx].v != y;
             *sum += y;
         }
     for (int i = 0; i < g->ncells; i++)
