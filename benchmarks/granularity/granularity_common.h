@@ -147,7 +147,9 @@ static inline uint64_t gran_mix(uint64_t h, uint64_t v)
     return h ^ (h >> 29);
 }
 
-/* Kernel iterations per microsecond: the best of 5 timings of >= 10 ms each. */
+/* Kernel iterations per microsecond: the best of 25 timings of >= 2 ms each
+ * (short and many, so that on a shared machine some run without being
+ * preempted: the noise only ever slows the kernel down). */
 static double gran_calibrate(void)
 {
     uint64_t n = 1000, x = 1;
@@ -156,12 +158,12 @@ static double gran_calibrate(void)
         double t0 = bench_now();
         x = gran_kernel(x, n);
         dt = bench_now() - t0;
-        if (dt >= 0.01)
+        if (dt >= 0.002)
             break;
-        n *= dt > 0.001 ? (uint64_t)(0.012 / dt) + 1 : 10;
+        n *= dt > 0.0002 ? (uint64_t)(0.0024 / dt) + 1 : 10;
     }
     double best = dt;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 25; i++) {
         double t0 = bench_now();
         x = gran_kernel(x, n);
         dt = bench_now() - t0;
