@@ -401,8 +401,8 @@ static void gran_usage(FILE *f, const char *prog)
             "                    repeated; default all)\n"
             "  --grain NS,...    task body sizes in ns, 10..10000000 (default 1-2-5 steps\n"
             "                    from 1000000 to 100)\n"
-            "  --budget-ms B     body time per worker per measurement (default 50)\n"
-            "  --max-tasks N     at most N tasks per measurement (default 200000)\n"
+            "  --budget-ms B     body time per worker per measurement (default 20)\n"
+            "  --max-tasks N     at most N tasks per measurement (default 10000)\n"
             "  --iters-per-us F  kernel speed (as --calibrate prints); default: calibrate\n"
             "  --calibrate       print 'CALIBRATION iters_per_us=F' and exit\n"
             "  --quick           grains 100000,10000,1000,100, budget 2 ms, 5000 tasks\n"
@@ -471,8 +471,8 @@ static void gran_parse_options(int argc, char **argv, struct gran_opts *o)
     const char *prog = "granularity";
     bool any_pattern = false, grains_given = false, budget_given = false, max_given = false;
     memset(o, 0, sizeof *o);
-    o->budget_ms = 50;
-    o->max_tasks = 200000;
+    o->budget_ms = 20;
+    o->max_tasks = 10000;
     for (int i = 1; i < argc; i++) {
         char name[64];
         const char *v = bench_next_opt(prog, argc, argv, &i, name, sizeof name, with_value);
