@@ -43,6 +43,7 @@ static char g_build[PATH_MAX];     /* build, build-asan, ... (from argv[0]) */
 static char g_root[PATH_MAX];      /* the source tree: g_build's parent */
 static char g_tmp[PATH_MAX];
 static int g_sanitizer;            /* LOCUS_TEST_SANITIZER is asan or tsan */
+static int g_tsan;                 /* LOCUS_TEST_SANITIZER is tsan */
 static int g_driver_ok;            /* test_driver left a CSV for test_plot */
 static char g_driver_bench[32];
 
@@ -575,9 +576,9 @@ static void test_granularity_faults(void **state)
     char path[PATH_MAX + 64];
     if (!need_bench("granularity", path, sizeof path))
         return;
-    if (g_sanitizer) {
+    if (g_tsan) {
         /* a duplicated task races with itself on its slot, by design */
-        print_message("skipping the injected faults under LOCUS_TEST_SANITIZER\n");
+        print_message("skipping the injected faults under TSan (a duplicated task races)\n");
         skip();
     }
     static const char *const faults[] = { "skip", "dup" };
@@ -605,9 +606,8 @@ static void test_granularity_omp(void **state)
     char path[PATH_MAX + 64], layer[PATH_MAX + 64], e_lib[PATH_MAX + 96];
     if (!need_bench("granularity-omp", path, sizeof path))
         return;
-    if (g_sanitizer) {
-        print_message("skipping the OpenMP peer under LOCUS_TEST_SANITIZER (libgomp is not "
-                      "instrumented)\n");
+    if (g_tsan) {
+        print_message("skipping the OpenMP peer under TSan (libgomp is not instrumented)\n");
         skip();
     }
     snprintf(layer, sizeof layer, "%s/gomp", g_build);
@@ -786,6 +786,7 @@ int main(int argc, char **argv)
     find_dirs(argv[0]);
     const char *san = getenv("LOCUS_TEST_SANITIZER");
     g_sanitizer = san && (strcmp(san, "asan") == 0 || strcmp(san, "tsan") == 0);
+    g_tsan = san && strcmp(san, "tsan") == 0;
     printf("test_benchmarks: programs in %s/bench, driver in %s/benchmarks%s\n", g_build, g_root,
            g_sanitizer ? " (sanitizer: DFT and NAFT runs only, no driver)" : "");
     fflush(stdout);
