@@ -727,6 +727,21 @@ static void test_granularity_driver(void **state)
         if (stat(p, &st) != 0 || st.st_size == 0)
             fail_msg("metg did not write %s", p);
     }
+
+    /* Without the compiler, libomp is skipped with the reason, not failed. */
+    char *no_clang[] = { driver, "--quick", "--threads", "2", "--pattern", "wavefront",
+                         "--runtimes", "locus,libomp", "--bin-dir", bindir, "--out", out, NULL };
+    const char *set[] = { "CLANG=/nonexistent/clang-14", NULL };
+    print_message("CLANG=/nonexistent/clang-14 %s --quick --pattern wavefront --runtimes "
+                  "locus,libomp\n", driver);
+    r = run_prog(no_clang, set, RUN_TIMEOUT_S);
+    if (r.status != 0 || !strstr(r.err, "libomp skipped: clang-14 not found")
+        || !strstr(r.out, "| wavefront |")) {
+        describe("metg without clang", &r);
+        fail_msg("metg without clang: exit %d; expected exit 0, 'libomp skipped: clang-14 not "
+                 "found' on stderr and the Locus row", r.status);
+    }
+    run_free(&r);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
