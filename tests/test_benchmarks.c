@@ -43,6 +43,7 @@ static char g_build[PATH_MAX];     /* build, build-asan, ... (from argv[0]) */
 static char g_root[PATH_MAX];      /* the source tree: g_build's parent */
 static char g_tmp[PATH_MAX];
 static int g_sanitizer;            /* LOCUS_TEST_SANITIZER is asan or tsan */
+static int g_tsan;                 /* LOCUS_TEST_SANITIZER is tsan */
 static int g_driver_ok;            /* test_driver left a CSV for test_plot */
 static char g_driver_bench[32];
 
@@ -493,6 +494,256 @@ static void test_plot(void **state)
     assert_true(found);
 }
 
+/* ---------------------------------------------------------------- granularity */
+
+static const char *const gran_patterns[] = { "independent", "stencil_1d_1x", "stencil_1d_4x",
+                                             "nearest_r3", "nearest_r5", "fanin_tree",
+                                             "wavefront" };
+#define GRAN_NPATTERNS (sizeof gran_patterns / sizeof gran_patterns[0])
+#define GRAN_QUICK_GRAINS 4        /* the programs' --quick sweep */
+
+/*
+ * Checks the RESULT lines of a granularity program: `per_pattern` lines for
+ * each of the seven patterns, each with benchmark=granularity, impl=impl,
+ * verified=want_verified and a 16-digit checksum.  Returns the number of
+ * problems, each printed.
+ */
+static int gran_check_results(const char *what, const char *out, const char *impl,
+                              int per_pattern, const char *want_verified)
+{
+    int count[GRAN_NPATTERNS] = { 0 }, problems = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (strncmp(p, "RESULT ", 7) != 0)
+            continue;
+        char line[1024], buf[256], params[512];
+        size_t n = strcspn(p, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+        result_field(line, "params", params, sizeof params);
+        size_t i = 0;
+        for (; i < GRAN_NPATTERNS; i++) {
+            size_t l = strlen(gran_patterns[i]);
+            if (strncmp(params, "pattern=", 8) == 0 && strncmp(params + 8, gran_patterns[i], l) == 0
+                && params[8 + l] == ',')
+                break;
+        }
+        const char *ck = strstr(params, ",checksum=");
+        if (i == GRAN_NPATTERNS
+            || strcmp(result_field(line, "benchmark", buf, sizeof buf), "granularity") != 0
+            || strcmp(result_field(line, "impl", buf, sizeof buf), impl) != 0
+            || strcmp(result_field(line, "verified", buf, sizeof buf), want_verified) != 0
+            || !ck || strspn(ck + 10, "0123456789abcdef") != 16) {
+            print_error("%s: unexpected line (want impl=%s verified=%s and a checksum):\n%s\n",
+                        what, impl, want_verified, line);
+            problems++;
+            continue;
+        }
+        count[i]++;
+    }
+    for (size_t i = 0; i < GRAN_NPATTERNS; i++)
+        if (count[i] != per_pattern) {
+            print_error("%s: %d RESULT lines for %s, expected %d\n", what, count[i],
+                        gran_patterns[i], per_pattern);
+            problems++;
+        }
+    return problems;
+}
+
+/* The METG benchmark on Locus: --quick, every pattern at every size verified. */
+static void test_granularity_quick(void **state)
+{
+    (void)state;
+    char path[PATH_MAX + 64];
+    if (!need_bench("granularity", path, sizeof path))
+        return;
+    char *argv[] = { path, "--quick", NULL };
+    const char *set[] = { "LOCUS_THREADS=2", NULL };
+    print_message("LOCUS_THREADS=2 %s --quick\n", path);
+    struct run r = run_prog(argv, set, RUN_TIMEOUT_S);
+    int problems = gran_check_results("granularity --quick", r.out, "locus", GRAN_QUICK_GRAINS, "1");
+    if (r.status != 0 || problems) {
+        describe("granularity --quick", &r);
+        fail_msg("granularity --quick: exit %d, %d problem(s) in its RESULT lines", r.status,
+                 problems);
+    }
+    run_free(&r);
+}
+
+/* A run that skips or duplicates a task must fail verification in every
+ * pattern (exit 1, verified=0, a message on stderr). */
+static void test_granularity_faults(void **state)
+{
+    (void)state;
+    char path[PATH_MAX + 64];
+    if (!need_bench("granularity", path, sizeof path))
+        return;
+    if (g_tsan) {
+        /* a duplicated task races with itself on its slot, by design */
+        print_message("skipping the injected faults under TSan (a duplicated task races)\n");
+        skip();
+    }
+    static const char *const faults[] = { "skip", "dup" };
+    for (size_t f = 0; f < 2; f++) {
+        char *argv[] = { path, "--quick", "--grain", "1000", "--fault", (char *)faults[f], NULL };
+        const char *set[] = { "LOCUS_THREADS=2", NULL };
+        char what[PATH_MAX + 128];
+        snprintf(what, sizeof what, "%s --quick --grain 1000 --fault %s", path, faults[f]);
+        print_message("LOCUS_THREADS=2 %s\n", what);
+        struct run r = run_prog(argv, set, RUN_TIMEOUT_S);
+        int problems = gran_check_results(what, r.out, "locus", 1, "0");
+        if (r.status != 1 || problems || !strstr(r.err, "differ from the serial replay")) {
+            describe(what, &r);
+            fail_msg("%s: exit %d, %d problem(s); expected exit 1, verified=0 in every pattern "
+                     "and a message on stderr", what, r.status, problems);
+        }
+        run_free(&r);
+    }
+}
+
+/* The OpenMP peer, --quick, on libgomp and on liblocus-gomp. */
+static void test_granularity_omp(void **state)
+{
+    (void)state;
+    char path[PATH_MAX + 64], layer[PATH_MAX + 64], e_lib[PATH_MAX + 96];
+    if (!need_bench("granularity-omp", path, sizeof path))
+        return;
+    if (g_tsan) {
+        print_message("skipping the OpenMP peer under TSan (libgomp is not instrumented)\n");
+        skip();
+    }
+    snprintf(layer, sizeof layer, "%s/gomp", g_build);
+    snprintf(e_lib, sizeof e_lib, "LD_LIBRARY_PATH=%s", layer);
+    const char *on_gomp[] = { "OMP_NUM_THREADS=2", "LD_LIBRARY_PATH=", "LD_PRELOAD=", NULL };
+    const char *on_locus[] = { "OMP_NUM_THREADS=2", e_lib, "LD_PRELOAD=", NULL };
+    struct { const char *impl; const char *const *set; } runs[] = {
+        { "libgomp", on_gomp }, { "locus-gomp", on_locus },
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char *argv[] = { path, "--quick", NULL };
+        char what[2 * PATH_MAX + 256];
+        snprintf(what, sizeof what, "OMP_NUM_THREADS=2 %s %s --quick",
+                 i ? e_lib : "(on libgomp)", path);
+        print_message("%s\n", what);
+        struct run r = run_prog(argv, runs[i].set, RUN_TIMEOUT_S);
+        int problems = gran_check_results(what, r.out, runs[i].impl, GRAN_QUICK_GRAINS, "1");
+        if (r.status != 0 || problems) {
+            describe(what, &r);
+            fail_msg("%s: exit %d, %d problem(s) in its RESULT lines", what, r.status, problems);
+        }
+        run_free(&r);
+    }
+}
+
+/* Options every granularity program and the driver must refuse with exit 2. */
+static void test_granularity_bad_params(void **state)
+{
+    (void)state;
+    char path[PATH_MAX + 64], driver[PATH_MAX + 64];
+    if (!need_bench("granularity", path, sizeof path))
+        return;
+    snprintf(driver, sizeof driver, "%s/benchmarks/granularity/metg", g_root);
+    static const char *const bad[][4] = {
+        { "--grain", "5" }, { "--grain", "1000,x" }, { "--pattern", "bogus" },
+        { "--fault", "twice" }, { "--budget-ms", "0" }, { "--iters-per-us", "-1" },
+        { "--no-such-option" }, { "--grain" },
+    };
+    static const char *const bad_driver[][4] = {
+        { "--threads", "0" }, { "--pattern", "bogus" }, { "--runtimes", "tbb" },
+        { "--grain", "5" }, { "--quick=1" }, { "--no-such-option" },
+    };
+    int failed = 0;
+    for (int d = 0; d < 2; d++) {
+        if (d == 1 && (g_sanitizer || !python3_found()))
+            break;
+        size_t n = d ? sizeof bad_driver / sizeof bad_driver[0] : sizeof bad / sizeof bad[0];
+        for (size_t i = 0; i < n; i++) {
+            const char *const *args = d ? bad_driver[i] : bad[i];
+            char *argv[6] = { d ? driver : path };
+            char what[PATH_MAX + 128];
+            int len = snprintf(what, sizeof what, "%s", argv[0]);
+            for (int j = 0; j < 4 && args[j]; j++) {
+                argv[j + 1] = (char *)args[j];
+                len += snprintf(what + len, sizeof what - (size_t)len, " %s", args[j]);
+            }
+            const char *set[] = { "LOCUS_THREADS=2", NULL };
+            struct run r = run_prog(argv, set, RUN_TIMEOUT_S);
+            const char *e = r.err + strspn(r.err, " \t\n");
+            if (r.status != 2 || *e == '\0') {
+                print_error("%s: exit %d, stderr '%s'; expected exit 2 and a message\n", what,
+                            r.status, tail(r.err));
+                failed++;
+            }
+            run_free(&r);
+        }
+    }
+    if (failed)
+        fail_msg("%d bad option set(s) not refused as they should be", failed);
+}
+
+/* The driver, --quick: every runtime it finds, all verified, the METG table
+ * with a row a pattern, metg.md, and the plots where matplotlib is found. */
+static void test_granularity_driver(void **state)
+{
+    (void)state;
+    char path[PATH_MAX + 64];
+    if (!need_bench("granularity", path, sizeof path) || !need_bench("granularity-omp", path, sizeof path))
+        return;
+    if (g_sanitizer) {
+        print_message("skipping the METG driver under LOCUS_TEST_SANITIZER (time; it runs no new code)\n");
+        skip();
+    }
+    if (!python3_found()) {
+        print_message("skipping: python3 not found (benchmarks/granularity/metg needs it)\n");
+        skip();
+    }
+    char driver[PATH_MAX + 64], bindir[PATH_MAX + 16], out[PATH_MAX + 16];
+    snprintf(driver, sizeof driver, "%s/benchmarks/granularity/metg", g_root);
+    snprintf(bindir, sizeof bindir, "%s/bench", g_build);
+    snprintf(out, sizeof out, "%s/metg", g_tmp);
+    char *argv[] = { driver, "--quick", "--threads", "2", "--bin-dir", bindir, "--out", out, NULL };
+    print_message("%s --quick --threads 2\n", driver);
+    struct run r = run_prog(argv, NULL, RUN_TIMEOUT_S);
+    int ok = r.status == 0 && strstr(r.out, "measurements verified") && strstr(r.out, "## METG(50%)");
+    for (size_t i = 0; ok && i < GRAN_NPATTERNS; i++) {
+        char row[64];
+        snprintf(row, sizeof row, "\n| %s |", gran_patterns[i]);
+        ok = strstr(r.out, row) != NULL;
+    }
+    if (!ok) {
+        describe("metg --quick", &r);
+        fail_msg("metg --quick: exit %d; expected exit 0, every measurement verified and a "
+                 "METG row for each pattern", r.status);
+    }
+    if (strstr(r.err, "libomp skipped"))
+        print_message("note: %s", strstr(r.err, "libomp skipped"));
+    int plots = strstr(r.err, "plots skipped") == NULL;
+    run_free(&r);
+    char p[PATH_MAX + 64];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/metg.md", out);
+    if (stat(p, &st) != 0 || st.st_size == 0)
+        fail_msg("metg did not write %s", p);
+    for (size_t i = 0; plots && i < GRAN_NPATTERNS; i++) {
+        snprintf(p, sizeof p, "%s/metg-%s.png", out, gran_patterns[i]);
+        if (stat(p, &st) != 0 || st.st_size == 0)
+            fail_msg("metg did not write %s", p);
+    }
+
+    /* Without the compiler, libomp is skipped with the reason, not failed. */
+    char *no_clang[] = { driver, "--quick", "--threads", "2", "--pattern", "wavefront",
+                         "--runtimes", "locus,libomp", "--bin-dir", bindir, "--out", out, NULL };
+    const char *set[] = { "CLANG=/nonexistent/clang-14", NULL };
+    print_message("CLANG=/nonexistent/clang-14 %s --quick --pattern wavefront --runtimes "
+                  "locus,libomp\n", driver);
+    r = run_prog(no_clang, set, RUN_TIMEOUT_S);
+    if (r.status != 0 || !strstr(r.err, "libomp skipped: clang-14 not found")
+        || !strstr(r.out, "| wavefront |")) {
+        describe("metg without clang", &r);
+        fail_msg("metg without clang: exit %d; expected exit 0, 'libomp skipped: clang-14 not "
+                 "found' on stderr and the Locus row", r.status);
+    }
+    run_free(&r);
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb, (void)flag, (void)ftw;
@@ -550,6 +801,7 @@ int main(int argc, char **argv)
     find_dirs(argv[0]);
     const char *san = getenv("LOCUS_TEST_SANITIZER");
     g_sanitizer = san && (strcmp(san, "asan") == 0 || strcmp(san, "tsan") == 0);
+    g_tsan = san && strcmp(san, "tsan") == 0;
     printf("test_benchmarks: programs in %s/bench, driver in %s/benchmarks%s\n", g_build, g_root,
            g_sanitizer ? " (sanitizer: DFT and NAFT runs only, no driver)" : "");
     fflush(stdout);
@@ -565,6 +817,14 @@ int main(int argc, char **argv)
         BENCH_TESTS("inthist"),
         { "benchmarks/run: sweep, resume, refusals", test_driver, NULL, NULL, NULL },
         { "benchmarks/plot: figures and table3.md", test_plot, NULL, NULL, NULL },
+        { "granularity: --quick, every pattern verified", test_granularity_quick, NULL, NULL, NULL },
+        { "granularity: a skipped or duplicated task fails verification", test_granularity_faults,
+          NULL, NULL, NULL },
+        { "granularity-omp: --quick on libgomp and liblocus-gomp", test_granularity_omp, NULL,
+          NULL, NULL },
+        { "granularity: bad options exit 2", test_granularity_bad_params, NULL, NULL, NULL },
+        { "benchmarks/granularity/metg --quick: table, files", test_granularity_driver, NULL,
+          NULL, NULL },
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,0 +1,77 @@
+/*
+ * granularity.c - the METG benchmark on Locus: the task graphs of
+ * granularity_common.h spawned with locus_spawn(), one locus_dep_t a cell
+ * (LOCUS_IN on the cells a task reads, LOCUS_OUT or LOCUS_INOUT on the cell
+ * it writes), one locus_taskwait() at the end of each graph.
+ * granularity_omp.c is the same program with #pragma omp task depend; keep
+ * the two spawn functions alike.  Runs with every LOCUS_* variable at its
+ * default unless the caller sets one; workers: LOCUS_THREADS.
+ */
+#include <locus.h>
+
+#include "granularity_common.h"
+
+__attribute__((noinline, cold, noreturn)) static void die(const char *what, int err)
+{
+    fprintf(stderr, "granularity: %s: %s (%s)\n", what, locus_strerror(err), locus_error_message());
+    exit(1);
+}
+
+static void spawn_one(const struct gran_task *a)
+{
+    locus_dep_t deps[GRAN_MAX_IN + 1];
+    size_t n = 0;
+    for (int i = 0; i < a->nin; i++)
+        deps[n++] = LOCUS_IN(&a->cells[a->in[i]], sizeof a->cells[0]);
+    if (a->out >= 0)
+        deps[n++] = a->out_read ? LOCUS_INOUT(&a->cells[a->out], sizeof a->cells[0])
+                                : LOCUS_OUT(&a->cells[a->out], sizeof a->cells[0]);
+    int err = locus_spawn(gran_body, a, sizeof *a, deps, n);
+    if (__builtin_expect(err < 0, 0))
+        die("locus_spawn", err);
+}
+
+static void spawn_graph(const struct gran_graph *g, long skip, long dup)
+{
+    struct gran_task a;
+    for (long t = 0; t < g->steps; t++)
+        for (int k = 0; k < g->per_step; k++) {
+            gran_task_at(g, t, k, &a);
+            if (__builtin_expect(a.idx == skip, 0))
+                continue;
+            spawn_one(&a);
+            if (__builtin_expect(a.idx == dup, 0))
+                spawn_one(&a);
+        }
+    int err = locus_taskwait();
+    if (err < 0)
+        die("locus_taskwait", err);
+}
+
+int main(int argc, char **argv)
+{
+    struct gran_opts o;
+    gran_parse_options(argc, argv, &o);
+
+    /* Calibrated before the workers start, so that nothing runs beside it. */
+    double ipu = o.iters_per_us > 0 ? o.iters_per_us : gran_calibrate();
+    if (o.calibrate_only) {
+        printf("CALIBRATION iters_per_us=%.4f\n", ipu);
+        return 0;
+    }
+
+    int err = locus_init();
+    if (err < 0)
+        die("locus_init", err);
+    int workers = locus_num_workers();
+    if (workers < 0)
+        die("locus_num_workers", workers);
+
+    int failed = gran_run_all(&o, "locus", workers, ipu,
+                              o.iters_per_us > 0 ? "given" : "calibrated", spawn_graph);
+
+    err = locus_finalize();
+    if (err < 0)
+        die("locus_finalize", err);
+    return failed ? 1 : 0;
+}
