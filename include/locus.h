@@ -185,6 +185,11 @@ typedef struct locus_stats {
     int nodes;                   /**< NUMA nodes scheduled over */
     int workers;
     double seconds;              /**< wall time since locus_init() or the last reset */
+    uint64_t bytes_placed;       /**< dependency bytes on the node each task was placed on
+                                      (NAFT's choice; first-touched bytes count there too):
+                                      bytes_local reaches it when every task runs where it
+                                      was placed; 0 under the oblivious scheduler, which
+                                      places nothing (since 0.2.0) */
 } locus_stats_t;
 
 /** The same figures for the tasks run by the workers of one node. */
@@ -199,6 +204,7 @@ typedef struct locus_node_stats {
     uint64_t steals_far;
     uint64_t bytes_homed;        /**< bytes the data-location directory places on this node */
     int workers;                 /**< workers bound to this node */
+    uint64_t bytes_placed;       /**< as locus_stats_t's, for the tasks run here (since 0.2.0) */
 } locus_node_stats_t;
 
 /**

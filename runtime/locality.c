@@ -381,9 +381,17 @@ void lc_locality_run(struct lc_worker *w, struct lc_task *t)
             lc_dir_record(rt->dir, g[i].addr, g[i].size, node);
         lc_locality_moved(rt);
     }
-    for (uint32_t i = 0; i < loc->npairs; i++)
+    /* what the placement promised: the bytes on the task's node, and those
+     * it touches first (booked on that node, or where it runs) */
+    uint64_t placed = loc->touched;
+    for (uint32_t i = 0; i < loc->npairs; i++) {
         lc_stat_add(&w->stats.bytes[lc_topology_class(&rt->topo, node, loc->p[i].node)],
                     loc->p[i].bytes);
+        if (loc->p[i].node == t->node)
+            placed += loc->p[i].bytes;
+    }
+    if (t->node >= 0)
+        lc_stat_add(&w->stats.placed, placed);
     uint64_t spread = loc->spread + (interleave && !after ? loc->touched : 0);
     if (spread)
         count_spread(w, node, spread);

@@ -28,6 +28,7 @@ struct lc_worker_stats {
     _Atomic uint64_t bytes[3];          /* dependency bytes by enum lc_dist_class */
     _Atomic uint64_t steals[3];         /* tasks taken from others, by distance class */
     _Atomic uint64_t sleeps;
+    _Atomic uint64_t placed;            /* dependency bytes on the node each task was placed on */
 };
 
 /* Counters are written by their worker only; atomic (relaxed: a plain load

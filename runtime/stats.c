@@ -40,6 +40,7 @@ static void worker_figures(const struct lc_worker *w, locus_node_stats_t *o)
     o->steals_local += rd(&s->steals[LC_DIST_LOCAL]) - rd(&b->steals[LC_DIST_LOCAL]);
     o->steals_near += rd(&s->steals[LC_DIST_NEAR]) - rd(&b->steals[LC_DIST_NEAR]);
     o->steals_far += rd(&s->steals[LC_DIST_FAR]) - rd(&b->steals[LC_DIST_FAR]);
+    o->bytes_placed += rd(&s->placed) - rd(&b->placed);
 }
 
 static void node_figures(const struct lc_runtime *rt, int node, locus_node_stats_t *o)
@@ -75,6 +76,7 @@ static void total_figures(const struct lc_runtime *rt, locus_stats_t *o)
     o->steals_local = n.steals_local;
     o->steals_near = n.steals_near;
     o->steals_far = n.steals_far;
+    o->bytes_placed = n.bytes_placed;
     o->nodes = rt->topo.nnodes;
     o->workers = rt->nworkers;
     o->seconds = (double)(lc_now_ns() - rt->t0_ns) * 1e-9;
@@ -124,6 +126,7 @@ LOCUS_API int locus_reset_stats(void)
         atomic_store_explicit(&w->stats_base.tasks_run, rd(&w->stats.tasks_run), memory_order_relaxed);
         atomic_store_explicit(&w->stats_base.first_touch, rd(&w->stats.first_touch), memory_order_relaxed);
         atomic_store_explicit(&w->stats_base.sleeps, rd(&w->stats.sleeps), memory_order_relaxed);
+        atomic_store_explicit(&w->stats_base.placed, rd(&w->stats.placed), memory_order_relaxed);
         for (int c = 0; c < 3; c++) {
             atomic_store_explicit(&w->stats_base.bytes[c], rd(&w->stats.bytes[c]), memory_order_relaxed);
             atomic_store_explicit(&w->stats_base.steals[c], rd(&w->stats.steals[c]), memory_order_relaxed);

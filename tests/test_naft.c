@@ -141,6 +141,12 @@ static void test_task_follows_its_bytes(void **state)
         assert_int_equal(locus_taskwait(), 0);
         assert_int_equal(ran_on[i], node_of_block[big]);
     }
+    /* with LOCUS_STEAL=none every task ran where it was placed: the bytes
+     * the placement put local are exactly the local ones */
+    locus_stats_t st;
+    assert_int_equal(locus_get_stats(&st, sizeof st), 0);
+    assert_true(st.bytes_placed > 0);
+    assert_int_equal(st.bytes_placed, st.bytes_local);
     stop();
 }
 
@@ -500,6 +506,11 @@ static void test_dft_homes_data_where_touched(void **state)
     assert_int_equal(locus_forget(data[0], BLOCK), 0);
     assert_int_equal(locus_get_node_stats(n0, &after, sizeof after), 0);
     assert_int_equal(before.bytes_homed - after.bytes_homed, BLOCK);
+    /* the oblivious scheduler places nothing */
+    locus_stats_t st;
+    assert_int_equal(locus_get_stats(&st, sizeof st), 0);
+    assert_true(st.bytes_local > 0);
+    assert_int_equal(st.bytes_placed, 0);
     stop();
 }
 
