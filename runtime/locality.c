@@ -21,8 +21,12 @@
  * (struct lc_task_loc: one (node, bytes) pair per node holding some, the
  * interleaved bytes, the bytes it touches first), so that running it costs
  * no directory lookup: the account is of where the bytes were when the
- * task was placed.  Data moved between spawn and run (another task's
- * first touch, locus_forget) is not seen by it.  Only first-touch ranges
+ * task was placed.  A task is placed at its spawn and, if it waited for
+ * predecessors while bookings moved (rt->moves: a first-touch task ran
+ * elsewhere, DI's after-body booking, locus_forget, locus_alloc,
+ * locus_free), again when it becomes ready (lc_locality_replace, which
+ * needs the task's ranges: kept for the tasks a scheduler may place
+ * again).  Data moved after that is not seen by it.  Only first-touch ranges
  * change at run: when the task runs on another node than the one they were
  * booked on (a stolen task touches its pages where it runs), its gaps are
  * booked again there, at most LC_LOC_GAPS of them (further gaps, which
