@@ -47,7 +47,8 @@ struct chol_opts {
     long n;
     int b;
     int reps;
-    char params[64];   /* "n=..,b=.." */
+    int prio;          /* --priorities: 1 on (default), 0 off (Locus programs) */
+    char params[64];   /* "n=..,b=..", and ",prio=off" with --priorities off */
 };
 
 static inline void chol_usage(FILE *f, const char *prog, const char *what)
@@ -61,6 +62,8 @@ static inline void chol_usage(FILE *f, const char *prog, const char *what)
             "  --tile B    tile order, must divide N (overrides the preset's)\n"
             "  --reps R    factorisations, each on a freshly initialised matrix, one\n"
             "              RESULT line each (default 1)\n"
+            "  --priorities on|off  the critical path's tasks first (the Locus programs;\n"
+            "              default on)\n"
             "  --help      this text\n"
             "Threads: LOCUS_THREADS for Locus, OMP_NUM_THREADS for libgomp; BLAS runs one\n"
             "thread per task.\n",
@@ -76,9 +79,10 @@ static inline void chol_parse(int argc, char **argv, const char *what, struct ch
 
     memset(o, 0, sizeof *o);
     o->reps = 1;
+    o->prio = 1;
     for (int i = 1; i < argc; i++) {
         static const char *const with_value[] = {
-            "--size", "--n", "--tile", "--reps", NULL,
+            "--size", "--n", "--tile", "--reps", "--priorities", NULL,
         };
         char name[32];
         const char *val = bench_next_opt(prog, argc, argv, &i, name, sizeof name, with_value);
@@ -99,6 +103,10 @@ static inline void chol_parse(int argc, char **argv, const char *what, struct ch
             b = bench_parse_long(prog, "--tile", val, 1, CHOL_MAX_TILE);
         } else if (!strcmp(name, "--reps")) {
             o->reps = (int)bench_parse_long(prog, "--reps", val, 1, CHOL_MAX_REPS);
+        } else if (!strcmp(name, "--priorities")) {
+            if (strcmp(val, "on") && strcmp(val, "off"))
+                bench_die(prog, "--priorities '%s': expected on or off", val);
+            o->prio = !strcmp(val, "on");
         } else {
             bench_die(prog, "unknown option '%s' (try --help)", argv[i]);
         }
@@ -108,7 +116,8 @@ static inline void chol_parse(int argc, char **argv, const char *what, struct ch
     o->size = o->n == p->n && o->b == p->b ? p->name : "custom";
     if (o->n % o->b)
         bench_die(prog, "tile order %d does not divide matrix order %ld", o->b, o->n);
-    snprintf(o->params, sizeof o->params, "n=%ld,b=%d", o->n, o->b);
+    snprintf(o->params, sizeof o->params, "n=%ld,b=%d%s", o->n, o->b,
+             o->prio ? "" : ",prio=off");
 }
 
 /* ---------------------------------------------------------------- tiles */
