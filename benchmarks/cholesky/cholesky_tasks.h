@@ -22,23 +22,6 @@ struct targ {
 
 static atomic_int chol_tile_failed;
 
-/*
- * Priorities (--priorities on): PLASMA's lookahead of one panel, as
- * StarPU's Cholesky also does it.  The panel k's POTRF and TRSMs, and the
- * updates of column k+1 (the next panel), go before the rest of the
- * trailing update, so that the next panel's POTRF is ready as early as
- * possible and the remaining updates fill the gaps.
- */
-#define CHOL_P_POTRF 3
-#define CHOL_P_TRSM 2
-static int chol_prio = 1;
-
-/* The priority of an update (SYRK, GEMM) of a tile in column j at step k. */
-static inline int chol_p_update(int j, int k)
-{
-    return j == k + 1 ? 1 : 0;
-}
-
 /* locus_spawn at priority prio (0, or --priorities off: plain locus_spawn). */
 static inline int chol_spawn(int prio, locus_task_fn fn, const void *arg, size_t size,
                              const locus_dep_t *deps, size_t ndeps)
@@ -135,7 +118,6 @@ chol_tasks_main(int argc, char **argv, const struct chol_program *p)
     char blas[64];
 
     chol_parse(argc, argv, p->about, &o);
-    chol_prio = o.prio;
     bench_blas(blas, sizeof blas, 1);
     chol_warmup(o.b);
     check("locus_init", locus_init());
