@@ -11,6 +11,8 @@
  *    busy worker spawned by priority before its deque's, and a completion
  *    never runs the successor it released first while a successor of
  *    higher priority it released later waits;
+ *  - a spawner's long queue does not make it run a new task at once
+ *    while a task of higher priority waits;
  *  - bad attr values are errors that run nothing; an old caller's smaller
  *    structure is read without its priority.
  * Short bodies would run at their spawn (grain.h): LOCUS_GRAIN_NS=0.
@@ -27,7 +29,7 @@
 
 #include "locus.h"
 
-enum { MAXT = 48 };
+enum { MAXT = 160, NBACKLOG = 100 };   /* NBACKLOG: past the backlog (ready.h) */
 
 static int prio_of[MAXT];          /* each task's priority, by id */
 static int started[MAXT];          /* ids in the order they started */
@@ -120,6 +122,32 @@ static void test_one_worker_queued(void **state)
         assert_int_equal(locus_taskwait(), 0);
         for (int k = 0; k < 10; k++)
             assert_int_equal(started[k], 9 - k);
+        stop();
+    }
+}
+
+/* One worker: a spawner with a long queue runs what it spawns at once
+ * (LC_BACKLOG, ready.h), but not while a task of higher priority waits:
+ * the first task to start is the priority one. */
+static void test_backlog_waits_for_priority(void **state)
+{
+    (void)state;
+    for (size_t r = 0; r < 2; r++) {
+        start(regimes[r], "1");
+        assert_int_equal(spawn_prio(0, 5, NULL, 0), 0);
+        for (int i = 1; i < NBACKLOG; i++)
+            assert_int_equal(spawn_prio(i, 0, NULL, 0), 0);
+        assert_int_equal(atomic_load(&nstarted), 0);   /* nothing ran before it */
+        assert_int_equal(locus_taskwait(), 0);
+        assert_int_equal(atomic_load(&nstarted), NBACKLOG);
+        assert_int_equal(started[0], 0);
+        /* without a priority waiting, the backlog rule is as before: a
+         * long queue makes the spawner run new tasks itself */
+        atomic_store(&nstarted, 0);
+        for (int i = 0; i < NBACKLOG; i++)
+            assert_int_equal(spawn_prio(i, 0, NULL, 0), 0);
+        assert_true(atomic_load(&nstarted) > 0);
+        assert_int_equal(locus_taskwait(), 0);
         stop();
     }
 }
@@ -318,6 +346,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_one_worker_queued, teardown),
         cmocka_unit_test_teardown(test_one_worker_released, teardown),
+        cmocka_unit_test_teardown(test_backlog_waits_for_priority, teardown),
         cmocka_unit_test_teardown(test_thief_takes_by_priority, teardown),
         cmocka_unit_test_teardown(test_released_by_priority, teardown),
         cmocka_unit_test_teardown(test_many_nodes, teardown),
