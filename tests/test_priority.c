@@ -232,10 +232,15 @@ static void test_thief_takes_by_priority(void **state)
 /* Two workers: the root spawns a gate and tasks waiting for it, then keeps
  * its worker busy; the other worker runs the gate, whose completion
  * releases them all there: they start by priority. */
-static atomic_int gate_done;
+static atomic_int gate_done, all_spawned;
 static void gate(void *arg)
 {
     (void)arg;
+    /* every waiting task spawned before it completes (else one spawned
+     * after would be ready at once, and could run before a later one of
+     * higher priority exists) */
+    if (!await(&all_spawned, 1))
+        atomic_store(&holder_timed_out, 1);
     cell = 2;
     atomic_store(&gate_done, 1);
 }
@@ -250,12 +255,16 @@ static void test_released_by_priority(void **state)
     for (size_t r = 0; r < 2; r++) {
         start(regimes[r], "2");
         atomic_store(&gate_done, 0);
+        atomic_store(&all_spawned, 0);
+        atomic_store(&holder_timed_out, 0);
         locus_dep_t out = LOCUS_OUT(&cell, sizeof cell), in = LOCUS_IN(&cell, sizeof cell);
         assert_int_equal(locus_spawn(gate, NULL, 0, &out, 1), 0);
         for (int i = 0; i < n; i++)
             assert_int_equal(spawn_prio(i, prios[i], &in, 1), 0);
+        atomic_store(&all_spawned, 1);
         /* the root's worker stays here: only the other one runs them */
         assert_true(await(&gate_done, 1));
+        assert_int_equal(atomic_load(&holder_timed_out), 0);
         assert_true(await(&nstarted, n));
         assert_int_equal(locus_taskwait(), 0);
         check_order(n, 0);
