@@ -74,6 +74,7 @@ struct gomp_icv {
     int nthreads;                 /* OMP_NUM_THREADS (first value), 0 unset */
     int run_sched, run_chunk;     /* OMP_SCHEDULE */
     int dynamic, max_active_levels;
+    int max_task_priority;        /* OMP_MAX_TASK_PRIORITY, default 0 (priorities ignored) */
 };
 extern struct gomp_icv gomp_icv;
 void gomp_read_env(void);

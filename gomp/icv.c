@@ -1,12 +1,13 @@
 /*
  * icv.c - OpenMP's internal control variables under Locus: the OMP_*
  * environment variables the layer honours (OMP_NUM_THREADS, OMP_SCHEDULE,
- * OMP_DYNAMIC, OMP_MAX_ACTIVE_LEVELS) and the omp_* query and setting
+ * OMP_DYNAMIC, OMP_MAX_ACTIVE_LEVELS, OMP_MAX_TASK_PRIORITY) and the omp_* query and setting
  * routines of the C API.  A bad value gets a message naming it and the
  * default, as libgomp does; it never stops the program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 #include "gomp.h"
 #include "runtime.h"
 
-struct gomp_icv gomp_icv = { 0, GS_DYNAMIC, 1, 0, 1 };
+struct gomp_icv gomp_icv = { 0, GS_DYNAMIC, 1, 0, 1, 0 };
 
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
@@ -106,6 +107,12 @@ void gomp_read_env(void)
             gomp_icv.max_active_levels = (int)v;
         else
             bad("OMP_MAX_ACTIVE_LEVELS", s, "a non-negative integer");
+    }
+    if ((s = getenv("OMP_MAX_TASK_PRIORITY")) && *s) {
+        if (parse_long(s, 0, INT_MAX, &v) == 0)
+            gomp_icv.max_task_priority = (int)v;
+        else
+            bad("OMP_MAX_TASK_PRIORITY", s, "a non-negative integer");
     }
 }
 
@@ -266,7 +273,8 @@ GOMP_EXPORT int omp_in_final(void)
 
 GOMP_EXPORT int omp_get_max_task_priority(void)
 {
-    return 0;   /* priority clauses are accepted and have no effect */
+    gomp_read_env();
+    return gomp_icv.max_task_priority;
 }
 
 GOMP_EXPORT int omp_get_cancellation(void)

@@ -186,10 +186,38 @@ static void spawn_undeferred(struct lc_worker *w, void (*fn)(void *), void *data
     lc_wait_word(w, &u.done, 0);
 }
 
-/* Every case but the common one (GOMP_task below). */
+/*
+ * The priority clause's value as Locus takes it: 0 without the clause
+ * (TF_PRIORITY clear), else clamped to omp_get_max_task_priority() (as
+ * libgomp does: with OMP_MAX_TASK_PRIORITY unset that is 0, and the clause
+ * has no effect) and to LOCUS_PRIORITY_MAX; a negative value (which the
+ * standard forbids) is 0.
+ */
+static inline int task_priority(unsigned flags, int priority)
+{
+    if (!(flags & TF_PRIORITY) || priority <= 0)
+        return 0;
+    int max = gomp_icv.max_task_priority;
+    if (max > LOCUS_PRIORITY_MAX)
+        max = LOCUS_PRIORITY_MAX;
+    return priority < max ? priority : max;
+}
+
+/* locus_spawn, with priority prio when above 0. */
+static int spawn_prio(void (*fn)(void *), const void *data, size_t size,
+                      const locus_dep_t *deps, size_t ndeps, int prio)
+{
+    if (!prio)
+        return locus_spawn(fn, data, size, deps, ndeps);
+    locus_task_attr_t a = LOCUS_TASK_ATTR_INIT;
+    a.priority = prio;
+    return locus_spawn_attr(fn, data, size, deps, ndeps, &a);
+}
+
+/* Every case but the common one (GOMP_task below); prio as task_priority's. */
 static __attribute__((noinline)) void
 task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-             long arg_align, bool if_clause, unsigned flags, void **depend)
+             long arg_align, bool if_clause, unsigned flags, void **depend, int prio)
 {
     if (flags & TF_DETACH)
         gomp_unsupported("GOMP_task", "the detach clause (task events) is not supported");
@@ -229,14 +257,14 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
     } else if (!cpyfn && !final && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64))) {
         /* the common case: the runtime copies the block (inline up to
          * LC_INLINE_ARG bytes, 64-byte aligned; else 16-byte aligned) */
-        if (locus_spawn(fn, data, (size_t)arg_size, deps, ndeps) != 0) {
+        if (spawn_prio(fn, data, (size_t)arg_size, deps, ndeps, prio) != 0) {
             wait_all_children(w);
             run_included(fn, data, NULL, arg_size, arg_align, 0);
         }
     } else {
         struct boxed b = { fn, NULL, NULL, final };
         if (!(b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))
-            || locus_spawn(run_boxed, &b, sizeof b, deps, ndeps) != 0) {
+            || spawn_prio(run_boxed, &b, sizeof b, deps, ndeps, prio) != 0) {
             free(b.block);
             wait_all_children(w);
             run_included(fn, data, cpyfn, arg_size, arg_align, final);
@@ -247,18 +275,18 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
 }
 
 /* The common case stays short: a deferred task in a team, its block
- * copied by value at an alignment the runtime gives, a few dependences.
- * (priority is accepted and ignored: omp_get_max_task_priority() is 0.) */
+ * copied by value at an alignment the runtime gives, a few dependences,
+ * no priority clause (a priority goes the general way, through
+ * locus_spawn_attr). */
 #define FAST_DEPS 8
 GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                            long arg_size, long arg_align, bool if_clause, unsigned flags,
                            void **depend, int priority, void *detach)
 {
-    (void)priority;
     (void)detach;
     const struct gomp_thread *thr = &gomp_thr;
     if (__builtin_expect(thr->team && !thr->in_final && if_clause && !cpyfn
-                         && !(flags & (TF_FINAL | TF_DETACH))
+                         && !(flags & (TF_FINAL | TF_DETACH | TF_PRIORITY))
                          && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64)), 1)) {
         size_t n = (flags & TF_DEPEND) && depend ? depend_count(depend) : 0;
         if (n <= FAST_DEPS) {
@@ -270,7 +298,8 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
             /* out of memory: nothing was created; the general path copes */
         }
     }
-    task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend);
+    task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                 task_priority(flags, priority));
 }
 
 GOMP_EXPORT void GOMP_taskwait(void)
@@ -352,7 +381,8 @@ static void set_bounds(void *block, int is_ull, ull lo, ull hi)
 
 /* One task of the loop: iterations [lo, hi) in the user's values. */
 static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
-                      long arg_size, long arg_align, unsigned flags, int is_ull, ull lo, ull hi)
+                      long arg_size, long arg_align, unsigned flags, int priority,
+                      int is_ull, ull lo, ull hi)
 {
     int final = (flags & TF_FINAL) != 0;
     if (cpyfn) {
@@ -360,7 +390,8 @@ static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         if ((b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))) {
             set_bounds(b.data, is_ull, lo, hi);
             if (!(gomp_thr.team && lc_self && !gomp_thr.in_final && (flags & TF_IF))
-                || locus_spawn(run_boxed, &b, sizeof b, NULL, 0) != 0)
+                || spawn_prio(run_boxed, &b, sizeof b, NULL, 0,
+                              task_priority(flags, priority)) != 0)
                 run_boxed(&b);   /* included, undeferred, or out of memory: now */
             return;
         }
@@ -379,14 +410,14 @@ static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
     }
     memcpy(p, data, (size_t)arg_size);
     set_bounds(p, is_ull, lo, hi);
-    GOMP_task(fn, p, NULL, arg_size, arg_align, (flags & TF_IF) != 0, flags & TF_FINAL, NULL, 0,
-              NULL);
+    GOMP_task(fn, p, NULL, arg_size, arg_align, (flags & TF_IF) != 0,
+              flags & (TF_FINAL | TF_PRIORITY), NULL, priority, NULL);
 }
 
 /* n iterations from start by step (two's complement for the signed loop). */
 static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                      long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
-                     int is_ull, ull n, ull start, ull step)
+                     int priority, int is_ull, ull n, ull start, ull step)
 {
     if (flags & TF_REDUCTION)
         gomp_unsupported("GOMP_taskloop", "taskloop reductions are not supported");
@@ -412,7 +443,7 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
          * otherwise sizes differ by at most one */
         ull len = (flags & TF_STRICT) ? (n - first < grain ? n - first : grain)
                                       : per + (k < extra);
-        loop_task(fn, data, cpyfn, arg_size, arg_align, flags, is_ull,
+        loop_task(fn, data, cpyfn, arg_size, arg_align, flags, priority, is_ull,
                   start + first * step, start + (first + len) * step);
         first += len;
     }
@@ -425,8 +456,8 @@ GOMP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(voi
                                unsigned long num_tasks, int priority, long start, long end,
                                long step)
 {
-    (void)priority;   /* the direction is step's sign, which TF_UP repeats */
-    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, 0,
+    /* the direction is step's sign, which TF_UP repeats */
+    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, 0,
              gomp_count_long(start, end, step), (ull)start, (ull)step);
 }
 
@@ -435,7 +466,6 @@ GOMP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)
                                    unsigned long num_tasks, int priority, ull start, ull end,
                                    ull step)
 {
-    (void)priority;
-    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, 1,
+    taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, 1,
              gomp_count_ull((flags & TF_UP) != 0, start, end, step), start, step);
 }

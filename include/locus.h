@@ -116,10 +116,16 @@ typedef struct locus_task_attr {
     size_t size;   /**< sizeof(locus_task_attr_t) as compiled */
     int node;      /**< LOCUS_NODE_ANY, or run on node 0..locus_num_nodes()-1 (a hint,
                         see locus_spawn_attr(3); ignored by NUMA-oblivious regimes) */
+    int pad0_;     /**< the tail padding of the first version: never read */
+    int priority;  /**< 0 (default) .. LOCUS_PRIORITY_MAX: larger runs sooner among
+                        ready tasks (see locus_spawn_attr(3)); negative is an error */
 } locus_task_attr_t;
 
+/** The largest task priority (locus_task_attr_t.priority). */
+#define LOCUS_PRIORITY_MAX 65535
+
 /** Every option at its default: locus_task_attr_t a = LOCUS_TASK_ATTR_INIT; */
-#define LOCUS_TASK_ATTR_INIT { sizeof(locus_task_attr_t), LOCUS_NODE_ANY }
+#define LOCUS_TASK_ATTR_INIT { sizeof(locus_task_attr_t), LOCUS_NODE_ANY, 0, 0 }
 
 /**
  * locus_spawn() with per-task options (attr NULL: exactly locus_spawn()).
@@ -128,9 +134,16 @@ typedef struct locus_task_attr {
  * that has some) whatever its data says, dependencies or not, with the
  * stealing rules of a task whose data lives there; a first-touch task is
  * booked on that node and runs only there.  Other schedulers accept the
- * node and ignore it.  Returns what locus_spawn() returns, and -EINVAL for
- * attr->size too small or over 4096 (uninitialised), unknown options set,
- * or a node that is neither LOCUS_NODE_ANY nor 0..locus_num_nodes()-1.
+ * node and ignore it.  attr->priority > 0 makes the task run before every
+ * ready task of lower priority, under every scheduler: a worker never
+ * starts a task while one of higher priority waits on its node's queue,
+ * and an idle worker takes other nodes' waiting priority tasks before
+ * their other tasks (ties: oldest first).  Priority 0 tasks keep their
+ * usual order (the spawner's newest first, thieves the oldest).
+ * Returns what locus_spawn() returns, and -EINVAL for attr->size too
+ * small or over 4096 (uninitialised), unknown options set, a node that is
+ * neither LOCUS_NODE_ANY nor 0..locus_num_nodes()-1, or a priority below
+ * 0 or above LOCUS_PRIORITY_MAX.
  */
 LOCUS_API int locus_spawn_attr(locus_task_fn fn, const void *arg, size_t arg_size,
                                const locus_dep_t *deps, size_t ndeps,

@@ -59,8 +59,15 @@ LOCUS_API int locus_spawn_attr(locus_task_fn fn, const void *arg, size_t arg_siz
     if (node < LOCUS_NODE_ANY || node >= rt->topo.nnodes)
         return lc_error(-EINVAL, "locus_spawn_attr: attr->node is %d; expected LOCUS_NODE_ANY "
                         "(-1) or a node 0..%d", node, rt->topo.nnodes - 1);
+    /* a caller compiled before the priority was added has no such field */
+    int prio = 0;
+    if (attr->size >= offsetof(locus_task_attr_t, priority) + sizeof(int))
+        prio = attr->priority;
+    if (prio < 0 || prio > LOCUS_PRIORITY_MAX)
+        return lc_error(-EINVAL, "locus_spawn_attr: attr->priority is %d; expected 0 (default) "
+                        "to LOCUS_PRIORITY_MAX (%d)", prio, LOCUS_PRIORITY_MAX);
     /* a node means something only to a scheduler that places tasks, and
      * only on several nodes; elsewhere it is accepted and ignored */
     int hint = rt->track && rt->sched->place ? node : -1;
-    return lc_spawn_hinted(fn, arg, arg_size, deps, ndeps, hint);
+    return lc_spawn_hinted(fn, arg, arg_size, deps, ndeps, hint, prio);
 }

@@ -91,6 +91,12 @@ static struct lc_task *complete_chain(struct lc_worker *w, struct lc_task *t)
             lc_wake_all(rt);
         break;
     }
+    /* a successor released after next may outrank it, or a task queued
+     * meanwhile: then next waits its turn (sched/prio.h) */
+    if (__builtin_expect(lc_prio_on(rt), 0) && next && lc_prio_outranked(w, next->prio)) {
+        lc_ready_do(w, next, LC_ACT_QUEUE);
+        next = NULL;
+    }
     return next;
 }
 

@@ -20,6 +20,7 @@
 #include "spin.h"
 #include "team.h"
 #include "policy.h"
+#include "prio.h"
 #include "taskpool.h"
 #include "topology.h"
 
@@ -120,6 +121,7 @@ static void teardown(struct lc_runtime *rt, int nstarted)
         lc_depmap_destroy(&rt->workers[0], rt->root->map);
     if (rt->sched_inited)
         rt->sched->fini(rt);
+    lc_prio_fini(rt);
     lc_counters_rt_close();
     lc_locality_fini(rt);
     lc_mem_free(rt->nsync, 0);
@@ -267,6 +269,10 @@ static int init_runtime(int team_mode, int team_threads)
         goto fail;
     }
     rt->sched_inited = 1;
+    if ((r = lc_prio_init(rt)) < 0) {
+        r = init_fail(r, "locus_init: out of memory for the priority queues");
+        goto fail;
+    }
 
     struct lc_task *root = lc_task_alloc(&rt->workers[0].pool, rt->workers[0].npool);
     if (!root) {

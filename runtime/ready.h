@@ -27,6 +27,7 @@
 #include "depmap.h"
 #include "mem.h"
 #include "policy.h"
+#include "prio.h"
 #include "runtime.h"
 #include "taskpool.h"
 #include "team.h"
@@ -52,18 +53,24 @@ enum lc_ready_act {
 };
 
 /*
- * The decision, for a task bound for node (-1: any) that became ready by
- * how.  A spawned task runs at once when bodies are shorter than a
+ * The decision, for a task of priority prio bound for node (-1: any) that
+ * became ready by how.  A spawned task runs at once when bodies are shorter than a
  * hand-over to another core (grain.h: its body only) or when w has a long
  * queue already (lc_backlog_own: deferring more only costs a push and a
  * pop); never when the policy placed it on another node.  Asking grain.h
  * has a side effect (its clock), so a spawn decides once and keeps the
- * answer.
+ * answer.  Nor while a task of higher priority waits on w's node
+ * (sched/prio.h): it would start first.  (A released task run next is
+ * checked by exec.c, once every successor is released.)
  */
 static inline __attribute__((always_inline))
-enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, enum lc_ready_how how)
+enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, unsigned prio,
+                                  enum lc_ready_how how)
 {
     const struct lc_sched_ops *sched = w->rt->sched;
+    if (__builtin_expect(lc_prio_on(w->rt), 0) && how != LC_READY_SERIAL
+        && how != LC_READY_RELEASED && lc_prio_outranked(w, prio))
+        return LC_ACT_QUEUE;
     switch (how) {
     case LC_READY_SPAWNED_FREE:
         /* nothing can depend on it (it is in no map) and nothing to place:
@@ -170,7 +177,7 @@ static inline struct lc_task *lc_task_ready(struct lc_worker *w, struct lc_task 
      * not only by what was known at its spawn */
     if (how == LC_READY_RELEASED || how == LC_READY_RELEASED_BUSY)
         lc_locality_ready(w, t);
-    return lc_ready_do(w, t, lc_ready_decide(w, t->node, how));
+    return lc_ready_do(w, t, lc_ready_decide(w, t->node, t->prio, how));
 }
 
 #endif /* LC_READY_H */

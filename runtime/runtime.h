@@ -20,6 +20,7 @@
 #include "topology.h"
 
 struct lc_sched_ops;
+struct lc_prioq;
 
 /* Per-worker counters, written only by their worker (summed on demand). */
 struct lc_worker_stats {
@@ -81,6 +82,10 @@ struct lc_runtime {
     const struct lc_sched_ops *sched;
     void *sched_data;
     int sched_inited;
+    /* task priorities (sched/prio.h): set by the first spawn that asks for
+     * one, read by every pop; the nodes' priority queues */
+    _Atomic int prio_on;
+    struct lc_prioq *prioq;
     int nworkers;
     int oversubscribed;                 /* more workers than CPUs */
     struct lc_worker *workers;          /* nworkers, cache-line aligned */
@@ -281,9 +286,10 @@ void lc_locality_ran(struct lc_worker *w, struct lc_task *t);
 
 /* spawn.c: -EPERM (not running) or -ENOTSUP (foreign thread), with a message */
 int lc_not_worker(const char *fn);
-/* spawn.c: locus_spawn() asking a placing scheduler for node hint (-1 none) */
+/* spawn.c: locus_spawn() asking a placing scheduler for node hint (-1 none),
+ * with priority prio (0 none, else up to LOCUS_PRIORITY_MAX: sched/prio.h) */
 int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
-                    const locus_dep_t *deps, size_t ndeps, int hint);
+                    const locus_dep_t *deps, size_t ndeps, int hint, int prio);
 
 /* attr.c: checks an options structure whose first field is its size as the
  * caller compiled it (locus_task_attr_t, locus_place_t): size >= min (the

@@ -30,7 +30,7 @@
 LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total);
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
                              size_t arg_size, const locus_dep_t *deps, size_t ndeps,
-                             uint64_t dep_bytes, int hint);
+                             uint64_t dep_bytes, int hint, int prio);
 
 int lc_not_worker(const char *fn)
 {
@@ -79,6 +79,7 @@ static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_tas
     t->maprefs = 0;
     t->nspawned = 0;
     t->node = -1;
+    t->prio = 0;
     t->loc = NULL;
     atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
     atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
@@ -180,11 +181,11 @@ static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size)
  * map (or the proof that it needs none: run_unmapped).
  */
 /* hint: the node a placing scheduler should queue the task on
- * (locus_spawn_attr, attr.c), or -1; every test of it folds away in
- * locus_spawn. */
+ * (locus_spawn_attr, attr.c), or -1; prio: its priority (sched/prio.h), 0
+ * none; every test of them folds away in locus_spawn. */
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
                              size_t arg_size, const locus_dep_t *deps, size_t ndeps,
-                             uint64_t dep_bytes, int hint)
+                             uint64_t dep_bytes, int hint, int prio)
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
@@ -193,8 +194,10 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
     int act = -1;   /* enum lc_ready_act, -1 while not decided */
     int r;
 
-    if (ndeps == 0 && hint < 0) {   /* a hinted task needs a descriptor to carry its node */
-        act = lc_ready_decide(w, -1, LC_READY_SPAWNED_FREE);
+    /* a hinted task needs a descriptor to carry its node, a priority task
+     * its priority */
+    if (ndeps == 0 && hint < 0 && prio == 0) {
+        act = lc_ready_decide(w, -1, 0, LC_READY_SPAWNED_FREE);
         if (act == LC_ACT_QUEUE && arg_size == 0 && !tg) {
             /* nothing to copy, no group: queued as (fn, arg, parent), its
              * taker makes the descriptor (sched/steal.h, light tasks) */
@@ -216,7 +219,17 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
     init_ready(t, fn, parent, tg);
     if (tg)
         lc_taskgroup_add(tg);
+    if (prio) {
+        t->prio = (uint16_t)prio;
+        if (!lc_prio_on(rt))   /* the first priority: every pop looks from now on */
+            atomic_store_explicit(&rt->prio_on, 1, memory_order_relaxed);
+    }
 
+    if (ndeps == 0 && hint < 0 && prio) {   /* nothing to place: queued by its priority */
+        parent->nspawned++;
+        lc_ready_do(w, t, lc_ready_decide(w, -1, (unsigned)prio, LC_READY_SPAWNED));
+        goto spawned;
+    }
     if (ndeps == 0 && hint < 0) {
         /* the two acts lc_ready_decide has for it, spelt out so that
          * lc_ready_do folds to one of them */
@@ -235,11 +248,12 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
         lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
     if (ndeps == 0) {   /* hinted, without data: to its node (t->node) */
         parent->nspawned++;
-        lc_ready_do(w, t, lc_ready_decide(w, t->node, LC_READY_SPAWNED));
+        lc_ready_do(w, t, lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED));
         goto spawned;
     }
     if (parent->map
-               && (act = lc_ready_decide(w, t->node, LC_READY_SPAWNED)) == LC_ACT_RUN_AT_SPAWN
+               && (act = lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED))
+                  == LC_ACT_RUN_AT_SPAWN
                && lc_depmap_ready(parent->map, deps, ndeps)) {
         run_unmapped(w, parent, t, deps, ndeps);
     } else {
@@ -262,7 +276,7 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
         uint32_t share = LC_GUARD - nlinked;
         if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share)
             lc_ready_do(w, t, act >= 0 ? (enum lc_ready_act)act
-                              : lc_ready_decide(w, t->node, LC_READY_SPAWNED));
+                              : lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED));
     }
 
 spawned:
@@ -273,10 +287,10 @@ spawned:
     return 0;
 }
 
-/* Validates a spawn's arguments, then spawns (hint as spawn_task's). */
+/* Validates a spawn's arguments, then spawns (hint, prio as spawn_task's). */
 static inline __attribute__((always_inline))
 int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t *deps,
-          size_t ndeps, int hint)
+          size_t ndeps, int hint, int prio)
 {
     struct lc_worker *w = lc_self;
     if (__builtin_expect(!w, 0))
@@ -292,20 +306,20 @@ int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t 
     int r = check_deps(deps, ndeps, &dep_bytes);
     if (__builtin_expect(r < 0, 0))
         return r;
-    return spawn_task(w, fn, arg, arg_size, deps, ndeps, dep_bytes, hint);
+    return spawn_task(w, fn, arg, arg_size, deps, ndeps, dep_bytes, hint, prio);
 }
 
 LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                           const locus_dep_t *deps, size_t ndeps)
 {
-    return spawn(fn, arg, arg_size, deps, ndeps, -1);
+    return spawn(fn, arg, arg_size, deps, ndeps, -1, 0);
 }
 
 /* locus_spawn_attr() (attr.c) once its options are checked. */
 int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
-                    const locus_dep_t *deps, size_t ndeps, int hint)
+                    const locus_dep_t *deps, size_t ndeps, int hint, int prio)
 {
-    return spawn(fn, arg, arg_size, deps, ndeps, hint);
+    return spawn(fn, arg, arg_size, deps, ndeps, hint, prio);
 }
 
 LOCUS_API int locus_taskwait(void)

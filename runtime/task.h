@@ -94,7 +94,9 @@ struct lc_task {
                                        (valid only with LC_TF_GROUPS) */
     struct lc_edge_chunk *more;     /* overflow edges beyond the inline ones */
     struct lc_task_loc *loc;        /* dependencies kept for locality accounting (locality.c) */
-    int32_t node;                   /* scheduler's node for the task, -1 none */
+    int16_t node;                   /* scheduler's node for the task, -1 none
+                                       (LC_TOPO_MAX_NODES fits) */
+    uint16_t prio;                  /* priority, 0 = none (sched/prio.h) */
     uint32_t maprefs;               /* memberships in the parent's map (parent's thread only) */
     /*
      * The inline edges, lines 1-3, used from the first slot up.  The

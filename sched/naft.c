@@ -28,6 +28,12 @@
  * LOCUS_STEAL_SPIN idle polls.  On a single node everything is the ordinary
  * deque: this is the oblivious scheduler with an empty queue or two more to
  * look at, which keeps its cost within reach of DFT.
+ * A task with a priority is queued on its node's priority queue (prio.h;
+ * the spawner's node for one without a node), which that node's workers
+ * look at before anything else; other nodes take from it what they may
+ * take from the node's other queues: tasks without a node whenever they
+ * look at its shared tasks, its data-bound tasks (never first-touch ones)
+ * when it is overloaded or asleep.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,6 +43,7 @@
 
 #include "deque.h"
 #include "policy.h"
+#include "prio.h"
 #include "steal.h"
 #include "runtime.h"
 
@@ -310,6 +317,8 @@ static int naft_push(struct lc_worker *w, struct lc_task *t)
     struct naft *s = rt->sched_data;
     int node = t->node;
 
+    if (__builtin_expect(t->prio != 0, 0))
+        return lc_prio_push_task(w, t, node, node < 0 ? LC_WAKE_ANY : node);
     if (node < 0)
         return lc_push_own(w, t);   /* affinity-free: any node's idle worker may take it */
     if (t->flags & LC_TF_BOUND) {
@@ -375,6 +384,9 @@ static struct lc_task *naft_pop(struct lc_worker *w)
     struct lc_runtime *rt = w->rt;
     struct naft *s = rt->sched_data;
     struct lc_task *t;
+    int prio = lc_prio_on(rt);
+    if (__builtin_expect(prio, 0) && (t = lc_prio_take(w, w->node, LC_PRIO_ANY)))
+        return t;
     if (s->adq) {
         struct lc_qitem it = lc_deque_pop_owner(&s->adq[w->id]);
         if (it.p)
@@ -389,13 +401,16 @@ static struct lc_task *naft_pop(struct lc_worker *w)
     struct naft_node *nd = &s->nodes[w->node];
     for (int i = 0; i < nd->nsharers; i++) {
         int v = nd->sharers[i];
+        if (__builtin_expect(prio, 0) && (t = lc_prio_take(w, v, LC_PRIO_FREE)))
+            return t;
         if ((t = lc_steal_from(w, s->nodes[v].workers, s->nodes[v].nworkers, v)))
             return t;
     }
     for (int i = 0; i < nd->nvictims; i++) {
         int v = nd->victims[i];
         if (bound_queued(s, v) > (int64_t)LC_NAFT_MARGIN * s->nodes[v].nworkers
-            && (t = take_bound_from(w, s, v)))
+            && ((prio && (t = lc_prio_take(w, v, LC_PRIO_UNBOUND)))
+                || (t = take_bound_from(w, s, v))))
             return t;
     }
     /* a node whose workers all sleep, none being woken, has no capacity at
@@ -408,7 +423,8 @@ static struct lc_task *naft_pop(struct lc_worker *w)
     for (int i = 0; i < nd->nvictims; i++) {
         int v = nd->victims[i];
         if (lc_node_asleep(rt, v, s->nodes[v].nworkers)
-            && (t = take_bound_from(w, s, v)))
+            && ((prio && (t = lc_prio_take(w, v, LC_PRIO_UNBOUND)))
+                || (t = take_bound_from(w, s, v))))
             return t;
     }
     return NULL;

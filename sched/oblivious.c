@@ -4,6 +4,9 @@
  * (depth-first, cache-warm) and, when it has none, steals the oldest task
  * of a victim picked at random (R. D. Blumofe and C. E. Leiserson,
  * "Scheduling multithreaded computations by work stealing", JACM 1999).
+ * Tasks with a priority go to the spawner's node's priority queue
+ * (prio.h), which every worker looks at first: its own node's, then the
+ * other nodes', before any deque.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include "deque.h"
 #include "runtime.h"
 #include "policy.h"
+#include "prio.h"
 #include "steal.h"
 
 extern const struct lc_sched_ops lc_sched_oblivious;   /* below: its name for messages */
@@ -61,16 +65,26 @@ static int obl_init(struct lc_runtime *rt, char *err, size_t errlen)
 
 static int obl_push(struct lc_worker *w, struct lc_task *t)
 {
+    if (__builtin_expect(t->prio != 0, 0))
+        return lc_prio_push_task(w, t, -1, LC_WAKE_ANY);
     return lc_push_own(w, t);
 }
 
 static struct lc_task *obl_pop(struct lc_worker *w)
 {
-    struct lc_task *t = lc_pop_own(w);
-    if (t)
+    struct lc_runtime *rt = w->rt;
+    struct lc_task *t;
+    int prio = lc_prio_on(rt);
+    if (__builtin_expect(prio, 0) && (t = lc_prio_take(w, w->node, LC_PRIO_ANY)))
         return t;
-    struct obl *s = w->rt->sched_data;
-    return lc_steal_from(w, s->all, w->rt->nworkers, -1);
+    if ((t = lc_pop_own(w)))
+        return t;
+    if (__builtin_expect(prio, 0))
+        for (int n = 0; n < rt->topo.nnodes; n++)
+            if (n != w->node && (t = lc_prio_take(w, n, LC_PRIO_ANY)))
+                return t;
+    struct obl *s = rt->sched_data;
+    return lc_steal_from(w, s->all, rt->nworkers, -1);
 }
 
 

@@ -250,6 +250,36 @@ static void test_inoutset(void **state)
     }
 }
 
+/* the priority clause, with OMP_MAX_TASK_PRIORITY set (honoured) and
+ * unset (0: ignored, as libgomp does) */
+static void test_priority(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    static const char *const cases[][4] = {
+        { "LOCUS_REGIME=dft", "LOCUS_GRAIN_NS=0", "OMP_MAX_TASK_PRIORITY=10", NULL },
+        { "LOCUS_REGIME=naft", "LOCUS_GRAIN_NS=0", "OMP_MAX_TASK_PRIORITY=10", NULL },
+        { "LOCUS_REGIME=dft", "LOCUS_GRAIN_NS=0", NULL },
+    };
+    static const char *const want[] = {
+        "max priority 10, highest first: yes\n",
+        "max priority 10, highest first: yes\n",
+        "max priority 0, highest first: no\n",
+    };
+    struct result r;
+    for (size_t i = 0; i < 3; i++) {
+        run(&r, "omp_priority", 1, cases[i]);
+        expect_ok(&r, cases[i][0]);
+        assert_string_equal(r.out, want[i]);
+    }
+    /* a bad value: named, ignored (0) */
+    const char *const bad[] = { "LOCUS_GRAIN_NS=0", "OMP_MAX_TASK_PRIORITY=-1", NULL };
+    run(&r, "omp_priority", 1, bad);
+    expect_ok(&r, "OMP_MAX_TASK_PRIORITY=-1");
+    assert_non_null(strstr(r.err, "ignoring OMP_MAX_TASK_PRIORITY='-1'"));
+    assert_non_null(strstr(r.out, "max priority 0,"));
+}
+
 static void test_unimplemented_is_loud(void **state)
 {
     if (!have_programs(state))
@@ -427,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
         cmocka_unit_test(test_inoutset),
+        cmocka_unit_test(test_priority),
         cmocka_unit_test(test_unimplemented_is_loud),
         cmocka_unit_test(test_bad_settings),
     };

@@ -21,25 +21,26 @@ static void spawn_cholesky(struct chol_tiles *m)
     for (int k = 0; k < nt; k++) {
         double *akk = CHOL_TILE(m, k, k);
         struct targ p = { .c = akk, .nb = b };
-        check("locus_task", locus_task(t_potrf, &p, sizeof p, LOCUS_INOUT(akk, tb)));
+        locus_dep_t dp[] = { LOCUS_INOUT(akk, tb) };
+        check("locus_task", chol_spawn(CHOL_P_POTRF, t_potrf, &p, sizeof p, dp, 1));
         for (int i = k + 1; i < nt; i++) {
             double *aik = CHOL_TILE(m, i, k);
             struct targ a = { .a = akk, .c = aik, .nb = b };
-            check("locus_task", locus_task(t_trsm, &a, sizeof a, LOCUS_IN(akk, tb),
-                                           LOCUS_INOUT(aik, tb)));
+            locus_dep_t d[] = { LOCUS_IN(akk, tb), LOCUS_INOUT(aik, tb) };
+            check("locus_task", chol_spawn(CHOL_P_TRSM, t_trsm, &a, sizeof a, d, 2));
         }
         for (int i = k + 1; i < nt; i++) {
             double *aik = CHOL_TILE(m, i, k);
             for (int j = k + 1; j < i; j++) {
                 double *ajk = CHOL_TILE(m, j, k), *aij = CHOL_TILE(m, i, j);
                 struct targ a = { .a = aik, .b = ajk, .c = aij, .nb = b };
-                check("locus_task", locus_task(t_gemm, &a, sizeof a, LOCUS_IN(aik, tb),
-                                               LOCUS_IN(ajk, tb), LOCUS_INOUT(aij, tb)));
+                locus_dep_t d[] = { LOCUS_IN(aik, tb), LOCUS_IN(ajk, tb), LOCUS_INOUT(aij, tb) };
+                check("locus_task", chol_spawn(chol_p_update(j, k), t_gemm, &a, sizeof a, d, 3));
             }
             double *aii = CHOL_TILE(m, i, i);
             struct targ a = { .a = aik, .c = aii, .nb = b };
-            check("locus_task", locus_task(t_syrk, &a, sizeof a, LOCUS_IN(aik, tb),
-                                           LOCUS_INOUT(aii, tb)));
+            locus_dep_t d[] = { LOCUS_IN(aik, tb), LOCUS_INOUT(aii, tb) };
+            check("locus_task", chol_spawn(chol_p_update(i, k), t_syrk, &a, sizeof a, d, 2));
         }
     }
 }

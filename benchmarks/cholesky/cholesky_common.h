@@ -47,8 +47,26 @@ struct chol_opts {
     long n;
     int b;
     int reps;
-    char params[64];   /* "n=..,b=.." */
+    int prio;          /* --priorities: 1 on (default), 0 off */
+    char params[64];   /* "n=..,b=..", and ",prio=off" with --priorities off */
 };
+
+/*
+ * Priorities (--priorities on): PLASMA's lookahead of one panel, as
+ * StarPU's Cholesky also does it.  The panel k's POTRF and TRSMs, and the
+ * updates of column k+1 (the next panel), go before the rest of the
+ * trailing update, so that the next panel's POTRF is ready as early as
+ * possible and the remaining updates fill the gaps.
+ */
+#define CHOL_P_POTRF 3
+#define CHOL_P_TRSM 2
+static int chol_prio = 1;   /* --priorities (chol_parse sets it) */
+
+/* The priority of an update (SYRK, GEMM) of a tile in column j at step k. */
+static inline int chol_p_update(int j, int k)
+{
+    return j == k + 1 ? 1 : 0;
+}
 
 static inline void chol_usage(FILE *f, const char *prog, const char *what)
 {
@@ -61,6 +79,8 @@ static inline void chol_usage(FILE *f, const char *prog, const char *what)
             "  --tile B    tile order, must divide N (overrides the preset's)\n"
             "  --reps R    factorisations, each on a freshly initialised matrix, one\n"
             "              RESULT line each (default 1)\n"
+            "  --priorities on|off  the critical path's tasks first (default on; on\n"
+            "              libgomp only with OMP_MAX_TASK_PRIORITY set)\n"
             "  --help      this text\n"
             "Threads: LOCUS_THREADS for Locus, OMP_NUM_THREADS for libgomp; BLAS runs one\n"
             "thread per task.\n",
@@ -76,9 +96,10 @@ static inline void chol_parse(int argc, char **argv, const char *what, struct ch
 
     memset(o, 0, sizeof *o);
     o->reps = 1;
+    o->prio = 1;
     for (int i = 1; i < argc; i++) {
         static const char *const with_value[] = {
-            "--size", "--n", "--tile", "--reps", NULL,
+            "--size", "--n", "--tile", "--reps", "--priorities", NULL,
         };
         char name[32];
         const char *val = bench_next_opt(prog, argc, argv, &i, name, sizeof name, with_value);
@@ -99,6 +120,11 @@ static inline void chol_parse(int argc, char **argv, const char *what, struct ch
             b = bench_parse_long(prog, "--tile", val, 1, CHOL_MAX_TILE);
         } else if (!strcmp(name, "--reps")) {
             o->reps = (int)bench_parse_long(prog, "--reps", val, 1, CHOL_MAX_REPS);
+        } else if (!strcmp(name, "--priorities")) {
+            if (strcmp(val, "on") && strcmp(val, "off"))
+                bench_die(prog, "--priorities '%s': expected on or off", val);
+            o->prio = !strcmp(val, "on");
+            chol_prio = o->prio;
         } else {
             bench_die(prog, "unknown option '%s' (try --help)", argv[i]);
         }
@@ -108,7 +134,8 @@ static inline void chol_parse(int argc, char **argv, const char *what, struct ch
     o->size = o->n == p->n && o->b == p->b ? p->name : "custom";
     if (o->n % o->b)
         bench_die(prog, "tile order %d does not divide matrix order %ld", o->b, o->n);
-    snprintf(o->params, sizeof o->params, "n=%ld,b=%d", o->n, o->b);
+    snprintf(o->params, sizeof o->params, "n=%ld,b=%d%s", o->n, o->b,
+             o->prio ? "" : ",prio=off");
 }
 
 /* ---------------------------------------------------------------- tiles */

@@ -2,7 +2,8 @@
  * cholesky_omp.c - the tiled Cholesky benchmark of cholesky.c on GNU libgomp
  * (#pragma omp task depend, gcc -fopenmp, not linked with Locus): same
  * generator, kernels, first-touch initialisation tasks, tile loop, options,
- * checks and output, so that the two differ only in the runtime.  Keep the
+ * checks, output and task priorities (honoured with OMP_MAX_TASK_PRIORITY
+ * set), so that the two differ only in the runtime.  Keep the
  * two spawn loops line for line alike.  Threads: OMP_NUM_THREADS.
  */
 #define BENCH_NO_LOCUS 1
@@ -34,23 +35,26 @@ static void spawn_cholesky(struct chol_tiles *m)
     const int nt = m->nt, b = m->b;
     for (int k = 0; k < nt; k++) {
         double *akk = CHOL_TILE(m, k, k);
-#pragma omp task depend(inout: akk[0]) firstprivate(akk)
+#pragma omp task depend(inout: akk[0]) firstprivate(akk) priority(chol_prio * CHOL_P_POTRF)
         if (chol_potrf(akk, b) != 0)
             atomic_store_explicit(&not_spd, 1, memory_order_relaxed);
         for (int i = k + 1; i < nt; i++) {
             double *aik = CHOL_TILE(m, i, k);
-#pragma omp task depend(in: akk[0]) depend(inout: aik[0]) firstprivate(akk, aik)
+#pragma omp task depend(in: akk[0]) depend(inout: aik[0]) firstprivate(akk, aik) \
+        priority(chol_prio * CHOL_P_TRSM)
             chol_trsm(akk, aik, b);
         }
         for (int i = k + 1; i < nt; i++) {
             double *aik = CHOL_TILE(m, i, k);
             for (int j = k + 1; j < i; j++) {
                 double *ajk = CHOL_TILE(m, j, k), *aij = CHOL_TILE(m, i, j);
-#pragma omp task depend(in: aik[0], ajk[0]) depend(inout: aij[0]) firstprivate(aik, ajk, aij)
+#pragma omp task depend(in: aik[0], ajk[0]) depend(inout: aij[0]) firstprivate(aik, ajk, aij) \
+        priority(chol_prio * chol_p_update(j, k))
                 chol_gemm(aik, ajk, aij, b);
             }
             double *aii = CHOL_TILE(m, i, i);
-#pragma omp task depend(in: aik[0]) depend(inout: aii[0]) firstprivate(aik, aii)
+#pragma omp task depend(in: aik[0]) depend(inout: aii[0]) firstprivate(aik, aii) \
+        priority(chol_prio * chol_p_update(i, k))
             chol_syrk(aik, aii, b);
         }
     }

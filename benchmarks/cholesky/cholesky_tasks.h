@@ -22,6 +22,17 @@ struct targ {
 
 static atomic_int chol_tile_failed;
 
+/* locus_spawn at priority prio (0, or --priorities off: plain locus_spawn). */
+static inline int chol_spawn(int prio, locus_task_fn fn, const void *arg, size_t size,
+                             const locus_dep_t *deps, size_t ndeps)
+{
+    if (!prio || !chol_prio)
+        return locus_spawn(fn, arg, size, deps, ndeps);
+    locus_task_attr_t a = LOCUS_TASK_ATTR_INIT;
+    a.priority = prio;
+    return locus_spawn_attr(fn, arg, size, deps, ndeps, &a);
+}
+
 static void chol_failed(void)
 {
     atomic_store_explicit(&chol_tile_failed, 1, memory_order_relaxed);

@@ -71,27 +71,35 @@ static void t_lauum(void *p)
         chol_failed();
 }
 
-/* c = fn(a, b, c): the task's dependencies are in a, in b, inout c. */
-static void spawn3(locus_task_fn fn, double *a, double *b, double *c, int nb, size_t tb)
+/* c = fn(a, b, c) at priority prio (chol_spawn): the task's dependencies
+ * are in a, in b, inout c. */
+static void spawn3p(int prio, locus_task_fn fn, double *a, double *b, double *c, int nb,
+                    size_t tb)
 {
     struct targ t = { .a = a, .b = b, .c = c, .nb = nb };
-    check("locus_task", locus_task(fn, &t, sizeof t, LOCUS_IN(a, tb), LOCUS_IN(b, tb),
-                                   LOCUS_INOUT(c, tb)));
+    locus_dep_t d[] = { LOCUS_IN(a, tb), LOCUS_IN(b, tb), LOCUS_INOUT(c, tb) };
+    check("locus_task", chol_spawn(prio, fn, &t, sizeof t, d, 3));
 }
 
 /* c = fn(a, c) */
-static void spawn2(locus_task_fn fn, double *a, double *c, int nb, size_t tb)
+static void spawn2p(int prio, locus_task_fn fn, double *a, double *c, int nb, size_t tb)
 {
     struct targ t = { .a = a, .c = c, .nb = nb };
-    check("locus_task", locus_task(fn, &t, sizeof t, LOCUS_IN(a, tb), LOCUS_INOUT(c, tb)));
+    locus_dep_t d[] = { LOCUS_IN(a, tb), LOCUS_INOUT(c, tb) };
+    check("locus_task", chol_spawn(prio, fn, &t, sizeof t, d, 2));
 }
 
 /* c = fn(c) */
-static void spawn1(locus_task_fn fn, double *c, int nb, size_t tb)
+static void spawn1p(int prio, locus_task_fn fn, double *c, int nb, size_t tb)
 {
     struct targ t = { .c = c, .nb = nb };
-    check("locus_task", locus_task(fn, &t, sizeof t, LOCUS_INOUT(c, tb)));
+    locus_dep_t d[] = { LOCUS_INOUT(c, tb) };
+    check("locus_task", chol_spawn(prio, fn, &t, sizeof t, d, 1));
 }
+
+#define spawn3(...) spawn3p(0, __VA_ARGS__)
+#define spawn2(...) spawn2p(0, __VA_ARGS__)
+#define spawn1(...) spawn1p(0, __VA_ARGS__)
 
 #define A(i, j) CHOL_TILE(m, i, j)
 
@@ -100,15 +108,16 @@ static void spawn_smi(struct chol_tiles *m)
     const int nt = m->nt, b = m->b;
     const size_t tb = m->tile_bytes;
 
-    /* stage 1: A = L L^T, as in cholesky.c */
+    /* stage 1: A = L L^T, as in cholesky.c, with its priorities (the
+     * later stages have none) */
     for (int k = 0; k < nt; k++) {
-        spawn1(t_potrf, A(k, k), b, tb);
+        spawn1p(CHOL_P_POTRF, t_potrf, A(k, k), b, tb);
         for (int i = k + 1; i < nt; i++)
-            spawn2(t_trsm, A(k, k), A(i, k), b, tb);
+            spawn2p(CHOL_P_TRSM, t_trsm, A(k, k), A(i, k), b, tb);
         for (int i = k + 1; i < nt; i++) {
             for (int j = k + 1; j < i; j++)
-                spawn3(t_gemm, A(i, k), A(j, k), A(i, j), b, tb);
-            spawn2(t_syrk, A(i, k), A(i, i), b, tb);
+                spawn3p(chol_p_update(j, k), t_gemm, A(i, k), A(j, k), A(i, j), b, tb);
+            spawn2p(chol_p_update(i, k), t_syrk, A(i, k), A(i, i), b, tb);
         }
     }
 
