@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /** API version: major * 10000 + minor * 100 + patch. */
-#define LOCUS_API_VERSION 200  /* 0.2.0: locus_alloc, locus_free, locus_spawn_attr */
+#define LOCUS_API_VERSION 200  /* 0.2.0: locus_alloc, locus_free, locus_spawn_attr (node, priority), bytes_placed */
 /** Defined when locus_counters_start() and friends are declared. */
 #define LOCUS_HAVE_COUNTERS 1
 
