@@ -40,7 +40,10 @@
 #   gomp           only build/liblocus-gomp.so and build/gomp/libgomp.so.1
 #   check          deps, all, then check-plain, check-asan, check-tsan (all
 #                  three run; fails if any failed); ends with a total line
-#   check-plain    tests (tools/run-tests) + every example once, in build/
+#   check-plain    tests (tools/run-tests) + every example once, in build/,
+#                  then check-gomp-conformance
+#   check-gomp-conformance  gcc's libgomp testsuite on liblocus-gomp
+#                  (tests/libgomp-conformance/run; needs gcc-12-source)
 #   check-numa-vm  tests/numa-vm/run: page placement checked in QEMU guests
 #                  with 2 and 4 emulated NUMA nodes
 #   check-asan     everything rebuilt in build-asan/ with ASan+UBSan, tests run
@@ -151,7 +154,8 @@ PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP) $(GOMP_TEST
 # Rebuild everything when the compiler, flags or libraries change.
 FLAGS_TRACK = $(BUILD)/FLAGS.track
 
-.PHONY: all lib gomp check check-plain check-numa-vm check-asan check-tsan demo install uninstall \
+.PHONY: all lib gomp check check-plain check-gomp-conformance _check-gomp-conformance \
+	check-numa-vm check-asan check-tsan demo install uninstall \
 	deps clean distclean FORCE _run-tests _run-examples
 
 all: lib gomp $(PROGRAMS)
@@ -305,7 +309,20 @@ check-plain:
 	@rc=0; \
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-tests || rc=1; \
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-examples || rc=1; \
+	$(MAKE) --no-print-directory _check-gomp-conformance || rc=1; \
 	exit $$rc
+
+# gcc's own libgomp testsuite on liblocus-gomp (tests/libgomp-conformance/run
+# says how; it skips, with its reason, where gcc-N-source is not installed).
+# Part of check-plain; the target alone rebuilds first.
+check-gomp-conformance:
+	@$(MAKE) --no-print-directory BUILD=build SAN=none all
+	@$(MAKE) --no-print-directory _check-gomp-conformance
+
+_check-gomp-conformance:
+	@echo '=== gcc libgomp testsuite on liblocus-gomp (tests/libgomp-conformance/run)'
+	@CONFORMANCE_BUILD=build RUN_TESTS_TIMEOUT=1200 RUN_TESTS_LABEL=gomp-conformance \
+		tools/run-tests tests/libgomp-conformance/run
 
 # Real page placement on emulated NUMA nodes: QEMU guests with 2 and 4 nodes
 # (tests/numa-vm/run says how; it skips, with its reason, only where QEMU

@@ -50,6 +50,7 @@ struct gomp_team {
     void *data;
     int preset;                   /* members start in loop 0 (combined parallel loop) */
     void *copyprivate;            /* single copyprivate: the winner's values */
+    int nthreads_var;             /* the ICV of the task that started the region */
 };
 
 /* Per thread: the innermost region it takes part in. */
@@ -65,7 +66,15 @@ struct gomp_thread {
     uint64_t static_next;         /* static loops: chunk number to take next */
     int nthreads_var;             /* omp_set_num_threads() of this thread, 0 unset */
     struct gomp_region *region;   /* innermost GOMP_parallel_start region it started */
+    /* The OpenMP task running here, which owns the nestable locks it sets
+     * (sync.c): task_id while the Locus task running is still task_cur
+     * (an implicit or included task), else the running Locus task. */
+    const void *task_id;
+    struct lc_task *task_cur;
 };
+/* Marks the calling thread as running a new implicit or included task
+ * known by id (see task_id above). */
+void gomp_task_id_set(const void *id);
 
 extern __thread struct gomp_thread gomp_thr __attribute__((tls_model("initial-exec")));
 
@@ -75,6 +84,7 @@ struct gomp_icv {
     int run_sched, run_chunk;     /* OMP_SCHEDULE */
     int dynamic, max_active_levels;
     int max_task_priority;        /* OMP_MAX_TASK_PRIORITY, default 0 (priorities ignored) */
+    int cancellation;             /* OMP_CANCELLATION (see cancel.c) */
 };
 extern struct gomp_icv gomp_icv;
 void gomp_read_env(void);
@@ -99,6 +109,8 @@ void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                    const struct gomp_ws *preset);
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
+void GOMP_loop_end(void);
+void GOMP_sections_end(void);
 bool GOMP_single_start(void);
 void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,

@@ -20,7 +20,9 @@
 #include "gomp.h"
 #include "runtime.h"
 
-struct gomp_icv gomp_icv = { 0, GS_DYNAMIC, 1, 0, 1, 0 };
+struct gomp_icv gomp_icv = { .nthreads = 0, .run_sched = GS_DYNAMIC, .run_chunk = 1,
+                              .dynamic = 0, .max_active_levels = 1, .max_task_priority = 0,
+                              .cancellation = 0 };
 
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
@@ -102,6 +104,8 @@ void gomp_read_env(void)
         read_schedule(s);
     if ((s = getenv("OMP_DYNAMIC")) && *s)
         read_bool("OMP_DYNAMIC", s, &gomp_icv.dynamic);
+    if ((s = getenv("OMP_CANCELLATION")) && *s)
+        read_bool("OMP_CANCELLATION", s, &gomp_icv.cancellation);
     if ((s = getenv("OMP_MAX_ACTIVE_LEVELS")) && *s) {
         if (parse_long(s, 0, 1L << 30, &v) == 0)
             gomp_icv.max_active_levels = (int)v;
@@ -136,8 +140,8 @@ GOMP_EXPORT int omp_get_num_threads(void)
 
 GOMP_EXPORT int omp_get_max_threads(void)
 {
-    if (gomp_thr.active_level > 0)
-        return 1;   /* a region nested in an active one has one thread */
+    /* the task's nthreads-var, as libgomp answers, even where a nested
+     * region would get one thread */
     int n = gomp_nthreads_var();
     if (n > 0)
         return n;
@@ -279,7 +283,8 @@ GOMP_EXPORT int omp_get_max_task_priority(void)
 
 GOMP_EXPORT int omp_get_cancellation(void)
 {
-    return 0;
+    gomp_read_env();
+    return gomp_icv.cancellation;
 }
 
 GOMP_EXPORT int omp_get_num_teams(void)

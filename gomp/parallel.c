@@ -87,13 +87,16 @@ __attribute__((destructor)) static void gomp_fini(void)
         locus_finalize();
 }
 
-/* The state of member id of team, entered from saved. */
-static void member_enter(struct gomp_team *team, int id, const struct gomp_thread *saved)
+/* The state of member id of team, entered from saved; task_id: an address
+ * unique while the member's implicit task runs (it owns nestable locks). */
+static void member_enter(struct gomp_team *team, int id, const struct gomp_thread *saved,
+                         const void *task_id)
 {
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = saved->level + 1,
-        .active_level = saved->active_level + 1, .nthreads_var = saved->nthreads_var,
+        .active_level = saved->active_level + 1, .nthreads_var = team->nthreads_var,
     };
+    gomp_task_id_set(task_id);
     if (team->preset) {                   /* a combined parallel loop */
         gomp_thr.ws = &team->ws[0];
         gomp_thr.ws_seen = 1;
@@ -106,7 +109,7 @@ static void member_main(void *arg)
 {
     struct gomp_team *team = arg;
     struct gomp_thread saved = gomp_thr;
-    member_enter(team, lc_self->id, &saved);
+    member_enter(team, lc_self->id, &saved, &saved);
     team->fn(team->data);
     lc_barrier_wait(lc_self, &team->barrier);
     gomp_thr = saved;
@@ -127,6 +130,7 @@ static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct g
         return NULL;
     memset(team, 0, sizeof *team);
     team->nthreads = lc_rt->nworkers;
+    team->nthreads_var = gomp_thr.nthreads_var;   /* the members inherit it */
     lc_barrier_init(&team->barrier, (uint32_t)team->nthreads);
     pthread_mutex_init(&team->ws_lock, NULL);
     team->fn = fn;
@@ -162,7 +166,8 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     r->team = NULL;
 
     int rc = -ENOTSUP;
-    if (thr->active_level == 0 && n != 1
+    gomp_read_env();
+    if (thr->active_level == 0 && n != 1 && gomp_icv.max_active_levels > 0
         && !(lc_self && lc_rt && lc_self->cur != lc_rt->root)
         && (rc = gomp_ensure_runtime(n)) == 0) {
         struct lc_worker *w = gomp_worker();
@@ -176,7 +181,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
         }
     }
     if (r->team) {
-        member_enter(r->team, 0, &r->saved);
+        member_enter(r->team, 0, &r->saved, r);
         return;
     }
     if (rc != -ENOTSUP)
@@ -186,6 +191,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
         .active_level = r->saved.active_level, .nthreads_var = r->saved.nthreads_var,
         .serial_ws = &r->local,
     };
+    gomp_task_id_set(r);   /* the region's implicit task */
     if (preset) {
         memcpy(&r->local, preset, sizeof r->local);
         gomp_thr.ws = &r->local;

@@ -123,15 +123,25 @@ GOMP_EXPORT int omp_test_lock(void *lock)
 struct nest_lock {
     lockword word;
     int depth;
-    _Atomic(void *) owner;
+    _Atomic(const void *) owner;
 };
 
-/* Nestable locks are owned by tasks: the running Locus task, or the
- * thread outside the runtime. */
-static void *self_id(void)
+/* Nestable locks are owned by tasks (OpenMP 3.0 on): an implicit or
+ * included task by the identity it was given, an explicit task by its
+ * Locus task, the sequential part outside the runtime by its thread. */
+static const void *self_id(void)
 {
     static __thread char me;
-    return lc_self && lc_self->cur ? (void *)lc_self->cur : (void *)&me;
+    struct lc_task *cur = lc_self ? lc_self->cur : NULL;
+    if (gomp_thr.task_id && cur == gomp_thr.task_cur)
+        return gomp_thr.task_id;
+    return cur ? (const void *)cur : (const void *)&me;
+}
+
+void gomp_task_id_set(const void *id)
+{
+    gomp_thr.task_id = id;
+    gomp_thr.task_cur = lc_self ? lc_self->cur : NULL;
 }
 
 GOMP_EXPORT void omp_init_nest_lock(void *lock)

@@ -96,6 +96,7 @@ struct boxed {
     void *data;
     void *block;
     int final;
+    int nthreads_var;   /* the creating task's ICV, which the task inherits */
 };
 
 static void *box_data(void (*cpyfn)(void *, void *), void *data, long size, long align,
@@ -119,10 +120,12 @@ static void *box_data(void (*cpyfn)(void *, void *), void *data, long size, long
 static void run_boxed(void *arg)
 {
     struct boxed *b = arg;
-    int saved = gomp_thr.in_final;
+    int saved = gomp_thr.in_final, saved_nt = gomp_thr.nthreads_var;
     gomp_thr.in_final = b->final;
+    gomp_thr.nthreads_var = b->nthreads_var;
     b->fn(b->data);
     gomp_thr.in_final = saved;
+    gomp_thr.nthreads_var = saved_nt;
     free(b->block);
 }
 
@@ -130,7 +133,12 @@ static void run_boxed(void *arg)
 static void run_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
                          long size, long align, int final)
 {
-    int saved = gomp_thr.in_final;
+    /* a task of its own: its ICV changes stay in it, its nestable locks
+     * are its own */
+    int saved = gomp_thr.in_final, saved_nt = gomp_thr.nthreads_var;
+    const void *saved_id = gomp_thr.task_id;
+    struct lc_task *saved_cur = gomp_thr.task_cur;
+    gomp_task_id_set(&saved_nt);   /* an address unique while it runs */
     gomp_thr.in_final = saved || final;
     if (cpyfn) {
         /* gcc gives the copy constructor a block of size bytes at align */
@@ -142,6 +150,9 @@ static void run_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
         fn(data);   /* data is already the task's private block */
     }
     gomp_thr.in_final = saved;
+    gomp_thr.nthreads_var = saved_nt;
+    gomp_thr.task_id = saved_id;
+    gomp_thr.task_cur = saved_cur;
 }
 
 /* An undeferred task (if(0), or a taskwait with depend): spawned with its
@@ -151,6 +162,7 @@ struct undeferred {
     void (*fn)(void *);
     void *data;
     int final;
+    int nthreads_var;   /* the creating task's ICV */
     _Atomic uint32_t done;
 };
 
@@ -158,10 +170,12 @@ static void run_undeferred(void *arg)
 {
     struct undeferred *u = arg;
     if (u->fn) {
-        int saved = gomp_thr.in_final;
+        int saved = gomp_thr.in_final, saved_nt = gomp_thr.nthreads_var;
         gomp_thr.in_final = u->final;
+        gomp_thr.nthreads_var = u->nthreads_var;
         u->fn(u->data);
         gomp_thr.in_final = saved;
+        gomp_thr.nthreads_var = saved_nt;
     }
     struct lc_runtime *rt = lc_rt;
     atomic_fetch_add_explicit(&u->done, 1, memory_order_seq_cst);
@@ -176,7 +190,7 @@ static void wait_all_children(struct lc_worker *w)
 static void spawn_undeferred(struct lc_worker *w, void (*fn)(void *), void *data, int final,
                              const locus_dep_t *deps, size_t ndeps)
 {
-    struct undeferred u = { fn, data, final, 0 };
+    struct undeferred u = { fn, data, final, gomp_thr.nthreads_var, 0 };
     if (locus_spawn(run_undeferred, &u, 0, deps, ndeps) != 0) {
         /* out of memory: every earlier sibling complete is a safe order */
         wait_all_children(w);
@@ -262,7 +276,7 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
             run_included(fn, data, NULL, arg_size, arg_align, 0);
         }
     } else {
-        struct boxed b = { fn, NULL, NULL, final };
+        struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var };
         if (!(b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))
             || spawn_prio(run_boxed, &b, sizeof b, deps, ndeps, prio) != 0) {
             free(b.block);
@@ -386,7 +400,7 @@ static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 {
     int final = (flags & TF_FINAL) != 0;
     if (cpyfn) {
-        struct boxed b = { fn, NULL, NULL, final };
+        struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var };
         if ((b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))) {
             set_bounds(b.data, is_ull, lo, hi);
             if (!(gomp_thr.team && lc_self && !gomp_thr.in_final && (flags & TF_IF))
@@ -424,9 +438,12 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
     if (n == 0)
         return;
     ull ntasks, grain = 0;
+    /* TF_STRICT goes with num_tasks(strict:) too, where it changes nothing
+     * here: only a strict grainsize fixes each task's size */
+    int strict_grain = (flags & TF_GRAINSIZE) && (flags & TF_STRICT);
     if (flags & TF_GRAINSIZE) {
         grain = num_tasks ? num_tasks : 1;
-        ntasks = (flags & TF_STRICT) ? (n + grain - 1) / grain : n / grain;
+        ntasks = strict_grain ? (n + grain - 1) / grain : n / grain;
         if (ntasks == 0)
             ntasks = 1;
     } else {
@@ -441,7 +458,7 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
     for (ull k = 0; k < ntasks; k++) {
         /* strict grainsize: exactly grain per task, the last takes the rest;
          * otherwise sizes differ by at most one */
-        ull len = (flags & TF_STRICT) ? (n - first < grain ? n - first : grain)
+        ull len = strict_grain ? (n - first < grain ? n - first : grain)
                                       : per + (k < extra);
         loop_task(fn, data, cpyfn, arg_size, arg_align, flags, priority, is_ull,
                   start + first * step, start + (first + len) * step);

@@ -140,7 +140,8 @@ static void teardown(struct lc_runtime *rt, int nstarted)
 
 /* locus_init(), or lc_init_teams() with team_mode set: workers then serve
  * team jobs (team.c) instead of taking tasks while idle, and team_threads
- * (> 0) stands in for an unset LOCUS_THREADS. */
+ * (> 0: the region's num_threads clause, omp_set_num_threads() or
+ * OMP_NUM_THREADS) overrides LOCUS_THREADS, as locus-gomp(7) documents. */
 static int init_runtime(int team_mode, int team_threads)
 {
     char err[LC_ENV_ERR_MAX > 512 ? LC_ENV_ERR_MAX : 512];
@@ -166,7 +167,7 @@ static int init_runtime(int team_mode, int team_threads)
         init_fail(r, err);
         goto fail;
     }
-    if (team_threads > 0 && rt->opt.threads == 0)   /* LOCUS_THREADS unset */
+    if (team_threads > 0)
         rt->opt.threads = team_threads;
     if ((r = lc_options_resolve(&rt->opt, err, sizeof err)) < 0) {
         init_fail(r, err);

@@ -212,6 +212,28 @@ static void test_worksharing(void **state)
     same_as_libgomp("omp_worksharing");
 }
 
+/* Semantics once silently wrong (tests/gomp/omp_icv.c says which): as
+ * libgomp in every configuration, and LOCUS_THREADS does not override the
+ * num_threads clause or omp_set_num_threads(). */
+static void test_icv_and_friends(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_icv");
+    struct result ref, r;
+    const char *ref_env[] = { "OMP_NUM_THREADS=4", NULL };
+    const char *env[] = { "OMP_NUM_THREADS=4", "LOCUS_THREADS=4", NULL };
+    if (tsan)
+        return;
+    run(&ref, "omp_icv", 0, ref_env);
+    expect_ok(&ref, "omp_icv on libgomp");
+    run(&r, "omp_icv", 1, env);
+    expect_ok(&r, "omp_icv on Locus with LOCUS_THREADS=4");
+    if (strcmp(ref.out, r.out))
+        fail_msg("omp_icv with LOCUS_THREADS=4 differs from libgomp's\nlibgomp:\n%s\nLocus:\n%s",
+                 ref.out, r.out);
+}
+
 /* The runs above could pass on libgomp alone if the preload failed: this
  * one proves Locus ran them, both ways of putting it in. */
 static void test_really_on_locus(void **state)
@@ -454,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_abi_is_libgomps),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_worksharing),
+        cmocka_unit_test(test_icv_and_friends),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
         cmocka_unit_test(test_inoutset),
