@@ -30,20 +30,12 @@
 #define LC_SPIN_H
 
 #include <stdint.h>
-#include <time.h>
 
 #include "runtime.h"
 
 #define LC_SPIN_CHECK 16                 /* polls between two reads of the clock */
 #define LC_SPIN_PREEMPTED_NS 1000000u    /* a gap this long: the worker was descheduled */
 #define LC_SPIN_FLOOR 64                 /* polls besides LOCUS_STEAL_SPIN's */
-
-static inline uint64_t lc_spin_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static inline unsigned lc_spin_floor(const struct lc_options *o)
 {
@@ -61,7 +53,7 @@ static inline void lc_spin_init(struct lc_worker *w)
 static inline void lc_spin_begin(struct lc_worker *w)
 {
     if (w->rt->opt.spin_adapt)
-        w->spin.last_ns = lc_spin_now_ns();
+        w->spin.last_ns = lc_now_ns();
 }
 
 /* After w's spins-th failed poll of this idle period: 1 when it should
@@ -72,7 +64,7 @@ static inline int lc_spin_give_up(struct lc_worker *w, unsigned spins)
         return 1;
     if (!w->rt->opt.spin_adapt || spins % LC_SPIN_CHECK)
         return 0;
-    uint64_t now = lc_spin_now_ns(), gap = now - w->spin.last_ns;
+    uint64_t now = lc_now_ns(), gap = now - w->spin.last_ns;
     w->spin.last_ns = now;
     if (gap <= LC_SPIN_PREEMPTED_NS)
         return 0;

@@ -49,7 +49,7 @@ static void test_full_limit_on_an_own_cpu(void **state)
     setup_worker(20000, 200, 1);
     /* looks at the clock every LC_SPIN_CHECK polls, no gap: all 20000 */
     for (unsigned s = 1; s < 20000; s++) {
-        w.spin.last_ns = lc_spin_now_ns();   /* as if polling took no time */
+        w.spin.last_ns = lc_now_ns();   /* as if polling took no time */
         assert_false(lc_spin_give_up(&w, s));
     }
     assert_true(lc_spin_give_up(&w, 20000));
@@ -63,17 +63,17 @@ static void test_descheduled_polls_only_the_floor(void **state)
     unsigned floor = 200 + LC_SPIN_FLOOR;
     assert_int_equal(lc_spin_floor(&rt.opt), floor);
     /* descheduled before the floor: goes on to the floor, then sleeps */
-    w.spin.last_ns = lc_spin_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    w.spin.last_ns = lc_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
     assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
     assert_int_equal(w.spin.limit, floor);
     assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), floor);
     /* descheduled past the floor: sleeps at once */
     setup_worker(20000, 200, 1);
     for (unsigned s = 1; s < 1024; s++) {
-        w.spin.last_ns = lc_spin_now_ns();
+        w.spin.last_ns = lc_now_ns();
         assert_false(lc_spin_give_up(&w, s));
     }
-    w.spin.last_ns = lc_spin_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    w.spin.last_ns = lc_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
     assert_true(lc_spin_give_up(&w, 1024));
     assert_int_equal(w.spin.limit, floor);
 }
@@ -98,7 +98,7 @@ static void test_explicit_spin_obeyed(void **state)
 {
     (void)state;
     setup_worker(5000, 200, 0);      /* LOCUS_SPIN=5000 given */
-    w.spin.last_ns = lc_spin_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    w.spin.last_ns = lc_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
     assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
     assert_int_equal(w.spin.limit, 5000);
     assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), 5000);
