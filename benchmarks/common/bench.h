@@ -49,6 +49,20 @@ static inline void bench_die(const char *prog, const char *fmt, ...)
     exit(2);
 }
 
+/* A command-line error: says what is wrong and what is accepted, points at
+ * --help, exit 2. */
+__attribute__((format(printf, 2, 3), noreturn)) static inline void
+bench_bad_usage(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '%s --help'.\n", prog);
+    exit(2);
+}
+
 /* A positive integer option value, or exit 2 with a message naming it. */
 static inline long bench_parse_long(const char *prog, const char *opt, const char *v,
                                     long min, long max)

@@ -51,14 +51,7 @@ static void spawn_graph(const struct gran_graph *g, long skip, long dup)
 int main(int argc, char **argv)
 {
     struct gran_opts o;
-    gran_parse_options(argc, argv, &o);
-
-    /* Calibrated before the workers start, so that nothing runs beside it. */
-    double ipu = o.iters_per_us > 0 ? o.iters_per_us : gran_calibrate();
-    if (o.calibrate_only) {
-        printf("CALIBRATION iters_per_us=%.4f\n", ipu);
-        return 0;
-    }
+    double ipu = gran_setup(argc, argv, &o);
 
     int err = locus_init();
     if (err < 0)

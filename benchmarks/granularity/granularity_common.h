@@ -414,23 +414,11 @@ static void gran_usage(FILE *f, const char *prog)
             prog);
 }
 
-__attribute__((format(printf, 2, 3), noreturn)) static void
-gran_bad_usage(const char *prog, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: ", prog);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry '%s --help'.\n", prog);
-    exit(2);
-}
-
 static void gran_parse_patterns(const char *prog, const char *v, struct gran_opts *o)
 {
     char buf[256];
     if (strlen(v) >= sizeof buf)
-        gran_bad_usage(prog, "--pattern '%s': too long", v);
+        bench_bad_usage(prog, "--pattern '%s': too long", v);
     strcpy(buf, v);
     for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int found = 0;
@@ -440,7 +428,7 @@ static void gran_parse_patterns(const char *prog, const char *v, struct gran_opt
                 found = 1;
             }
         if (!found)
-            gran_bad_usage(prog, "--pattern '%s': expected independent, stencil_1d_1x, "
+            bench_bad_usage(prog, "--pattern '%s': expected independent, stencil_1d_1x, "
                            "stencil_1d_4x, nearest_r3, nearest_r5, fanin_tree, wavefront or all", tok);
     }
 }
@@ -454,9 +442,9 @@ static void gran_parse_grains(const char *prog, const char *v, struct gran_opts 
         errno = 0;
         long g = strtol(p, &end, 10);
         if (end == p || errno || g < 10 || g > 10000000 || (*end && *end != ','))
-            gran_bad_usage(prog, "--grain '%s': expected a comma list of integers in 10..10000000", v);
+            bench_bad_usage(prog, "--grain '%s': expected a comma list of integers in 10..10000000", v);
         if (o->ngrains == GRAN_MAX_GRAINS)
-            gran_bad_usage(prog, "--grain '%s': at most %d sizes", v, GRAN_MAX_GRAINS);
+            bench_bad_usage(prog, "--grain '%s': at most %d sizes", v, GRAN_MAX_GRAINS);
         o->grains[o->ngrains++] = g;
         if (!*end)
             break;
@@ -496,7 +484,7 @@ static void gran_parse_options(int argc, char **argv, struct gran_opts *o)
             errno = 0;
             o->iters_per_us = strtod(v, &end);
             if (end == v || *end || errno || !(o->iters_per_us >= 0.01 && o->iters_per_us <= 1e6))
-                gran_bad_usage(prog, "--iters-per-us '%s': expected a number in 0.01..1e6", v);
+                bench_bad_usage(prog, "--iters-per-us '%s': expected a number in 0.01..1e6", v);
         } else if (strcmp(name, "--calibrate") == 0) {
             o->calibrate_only = true;
         } else if (strcmp(name, "--quick") == 0) {
@@ -507,9 +495,9 @@ static void gran_parse_options(int argc, char **argv, struct gran_opts *o)
             else if (strcmp(v, "dup") == 0)
                 o->fault = GF_DUP;
             else
-                gran_bad_usage(prog, "--fault '%s': expected skip or dup", v);
+                bench_bad_usage(prog, "--fault '%s': expected skip or dup", v);
         } else {
-            gran_bad_usage(prog, "unknown option '%s'", name);
+            bench_bad_usage(prog, "unknown option '%s'", name);
         }
     }
     if (!any_pattern)
@@ -542,6 +530,20 @@ static long gran_tasks_for(const struct gran_opts *o, long grain, int workers)
 {
     double n = (double)o->budget_ms * 1e6 * workers / (double)grain;
     return n > (double)o->max_tasks ? o->max_tasks : n < 1 ? 1 : (long)n;
+}
+
+/* The options, then the kernel's rate: calibrated here, before the
+ * runtime starts its workers, so that nothing runs beside it; with
+ * --calibrate it is printed and the program exits. */
+static double gran_setup(int argc, char **argv, struct gran_opts *o)
+{
+    gran_parse_options(argc, argv, o);
+    double ipu = o->iters_per_us > 0 ? o->iters_per_us : gran_calibrate();
+    if (o->calibrate_only) {
+        printf("CALIBRATION iters_per_us=%.4f\n", ipu);
+        exit(0);
+    }
+    return ipu;
 }
 
 /*

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/bench.h"   /* bench_bad_usage */
+
 enum bench_pattern { PAT_INDEP, PAT_CHAIN, PAT_CHAINS, PAT_FANIN, PAT_COUNT };
 
 static const char *const bench_pattern_name[PAT_COUNT] = { "indep", "chain", "chains", "fanin" };
@@ -76,19 +78,6 @@ static void bench_usage(FILE *f, const char *prog)
             "  --help        this text\n"
             "Threads: LOCUS_THREADS for Locus, OMP_NUM_THREADS for libgomp.\n",
             prog);
-}
-
-/* A command-line error: says what is wrong and what is accepted, exit 2. */
-__attribute__((format(printf, 2, 3), noreturn)) static void
-bench_bad_usage(const char *prog, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: ", prog);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry '%s --help'.\n", prog);
-    exit(2);
 }
 
 /* Strict positive integer: decimal digits, optionally 'e' and an exponent

@@ -13,6 +13,7 @@
  * its dependencies) whenever more than 64 * threads tasks are queued, so its
  * real in-flight window never exceeds that whatever W is.
  */
+#define BENCH_NO_LOCUS 1   /* bench.h (through overhead_common.h): no Locus here */
 #include <omp.h>
 
 #include "overhead_common.h"
