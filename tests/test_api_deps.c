@@ -453,6 +453,21 @@ static int group_setup(void **state)
     return rc == 0 ? 0 : -1;
 }
 
+/*
+ * The "may run at once" tests ask that unordered tasks, once queued, can
+ * run side by side.  A task ready at spawn may also run on its spawner
+ * before locus_spawn() returns (locus_spawn(3): short recent bodies,
+ * LOCUS_GRAIN_NS), and the first of such a pair then waits for a sibling
+ * not yet spawned: that is the documented contract, not a scheduling
+ * fault.  So these tests run in a runtime of their own with that feature
+ * off, where queuing is the only path (fewer than 64 tasks queued).
+ */
+static int queued_setup(void **state)
+{
+    setenv("LOCUS_GRAIN_NS", "0", 1);   /* read once, by locus_init() */
+    return group_setup(state);
+}
+
 static int group_teardown(void **state)
 {
     (void)state;
@@ -477,11 +492,15 @@ int main(void)
         cmocka_unit_test(test_concurrent_group),
         cmocka_unit_test(test_in_group_and_out_writer),
         cmocka_unit_test(test_random_graphs),
+    };
+    const struct CMUnitTest queued[] = {
         cmocka_unit_test(test_disjoint_may_run_at_once),
         cmocka_unit_test(test_readers_may_run_at_once),
     };
     const char *san = getenv("LOCUS_TEST_SANITIZER");
     signal(SIGALRM, on_alarm);
     alarm(san && *san ? 600 : 120);
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
+    failed += cmocka_run_group_tests(queued, queued_setup, group_teardown);
+    return failed;
 }
