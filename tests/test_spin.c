@@ -5,9 +5,11 @@
  * polls only its floor (LOCUS_STEAL_SPIN + LC_SPIN_FLOOR, never less, so
  * that NAFT's look at other nodes still happens) and sleeps; each idle
  * period that ends in work doubles the limit back up to LOCUS_SPIN; an
- * explicit LOCUS_SPIN is obeyed as it is.  The clock gap is made by
- * moving the worker's last look into the past, so nothing here depends on
- * how fast this machine is.
+ * explicit LOCUS_SPIN is obeyed as it is.  spin.h reads a clock of this
+ * test's own (fake_ns), which moves only when a test moves it, so nothing
+ * here depends on how fast this machine is or how the test thread is
+ * scheduled (with the real clock, a test descheduled for a millisecond
+ * between two lines saw a gap it had not made).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+static uint64_t fake_ns = 1000000000u;
+#define LC_SPIN_NOW() fake_ns
 #include "spin.h"
 
 static struct lc_runtime rt;
@@ -49,7 +53,7 @@ static void test_full_limit_on_an_own_cpu(void **state)
     setup_worker(20000, 200, 1);
     /* looks at the clock every LC_SPIN_CHECK polls, no gap: all 20000 */
     for (unsigned s = 1; s < 20000; s++) {
-        w.spin.last_ns = lc_now_ns();   /* as if polling took no time */
+        /* the clock does not move: as if polling took no time */
         assert_false(lc_spin_give_up(&w, s));
     }
     assert_true(lc_spin_give_up(&w, 20000));
@@ -63,17 +67,16 @@ static void test_descheduled_polls_only_the_floor(void **state)
     unsigned floor = 200 + LC_SPIN_FLOOR;
     assert_int_equal(lc_spin_floor(&rt.opt), floor);
     /* descheduled before the floor: goes on to the floor, then sleeps */
-    w.spin.last_ns = lc_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;   /* descheduled meanwhile */
     assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
     assert_int_equal(w.spin.limit, floor);
     assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), floor);
     /* descheduled past the floor: sleeps at once */
     setup_worker(20000, 200, 1);
     for (unsigned s = 1; s < 1024; s++) {
-        w.spin.last_ns = lc_now_ns();
         assert_false(lc_spin_give_up(&w, s));
     }
-    w.spin.last_ns = lc_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;   /* descheduled meanwhile */
     assert_true(lc_spin_give_up(&w, 1024));
     assert_int_equal(w.spin.limit, floor);
 }
@@ -98,7 +101,7 @@ static void test_explicit_spin_obeyed(void **state)
 {
     (void)state;
     setup_worker(5000, 200, 0);      /* LOCUS_SPIN=5000 given */
-    w.spin.last_ns = lc_now_ns() - 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;   /* descheduled meanwhile */
     assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
     assert_int_equal(w.spin.limit, 5000);
     assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), 5000);
