@@ -193,7 +193,7 @@ static int ext_drain(struct lc_worker *w)
 
 int lc_async_run(struct lc_worker *w, int idle)
 {
-    int did = ext_drain(w);
+    int did = ext_drain(w) | lc_inject_drain(w);
     if (atomic_load_explicit(&lc_poll_count, memory_order_relaxed) > 0) {
         uint64_t now = idle ? 0 : lc_now_ns();
         if (idle || now >= w->poll_next_ns) {

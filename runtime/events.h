@@ -46,7 +46,7 @@ static inline int lc_events_held(struct lc_task *t)
 }
 
 /* events.c: completes the tasks whose last event a thread that is not a
- * worker fulfilled, and calls the polling services when due (idle: every
+ * worker fulfilled, queues the tasks such threads spawned, and calls the polling services when due (idle: every
  * call; busy: every LOCUS_POLL_US).  Returns 1 when it completed a task or
  * a service finished. */
 int lc_async_run(struct lc_worker *w, int idle);
@@ -54,12 +54,24 @@ int lc_async_run(struct lc_worker *w, int idle);
 /* The tasks left for a worker to complete, or NULL (events.c). */
 extern _Atomic(struct lc_task *) lc_ext_head;
 
-/* Whether lc_async_run has anything to look at: two loads of lines that
- * only registrations and foreign fulfilments write. */
+/* independent.c: tasks without a parent that threads which are not
+ * workers spawned, for a worker to queue; lc_inject_drain queues them
+ * (1 when there were some). */
+struct lc_indep;
+extern _Atomic(struct lc_indep *) lc_inject_head;
+int lc_inject_drain(struct lc_worker *w);
+/* A task without parent running fn(arg), from any thread: 0, -EPERM, -ENOMEM. */
+int lc_spawn_independent(locus_task_fn fn, void *arg);
+/* Runs tasks on w until every independent task has returned (locus_finalize). */
+void lc_independent_wait(struct lc_worker *w);
+
+/* Whether lc_async_run has anything to look at: loads of lines that only
+ * registrations, foreign fulfilments and foreign spawns write. */
 static inline int lc_async_due(void)
 {
     return atomic_load_explicit(&lc_ext_head, memory_order_relaxed) != NULL
-           || atomic_load_explicit(&lc_poll_count, memory_order_relaxed) > 0;
+           || atomic_load_explicit(&lc_poll_count, memory_order_relaxed) > 0
+           || atomic_load_explicit(&lc_inject_head, memory_order_relaxed) != NULL;
 }
 
 /* poll.c: calls every service once, unless another thread is doing so;

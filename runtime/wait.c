@@ -231,7 +231,8 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             w->idle_polls = LC_LONE_STEAL_POLLS;
         x = NULL;
         if (!wait_over(rt, u) && !(x = sched->pop(w))
-            && !atomic_load_explicit(&lc_ext_head, memory_order_seq_cst)) {
+            && !atomic_load_explicit(&lc_ext_head, memory_order_seq_cst)
+            && !atomic_load_explicit(&lc_inject_head, memory_order_seq_cst)) {
             lc_stat_add(&w->stats.sleeps, 1);
             /* while polling services exist, one sleeper wakes every
              * LOCUS_POLL_US to call them (poll.c) */
