@@ -22,7 +22,8 @@
 #include "runtime.h"
 #include "spin.h"
 
-_Atomic(struct lc_task *) lc_ext_head;
+/* read by every worker between tasks: a line of its own, away from writes */
+_Alignas(64) _Atomic(struct lc_task *) lc_ext_head;
 
 /* The public handle is the descriptor itself. */
 static inline struct lc_task *task_of(locus_task_ref_t ref)

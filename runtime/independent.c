@@ -26,8 +26,9 @@ struct lc_indep {
     void *arg;
 };
 
-_Atomic(struct lc_indep *) lc_inject_head;
-_Atomic uint32_t lc_indep_live;
+/* the head is read by every worker between tasks: lines of their own */
+_Alignas(64) _Atomic(struct lc_indep *) lc_inject_head;
+_Alignas(64) _Atomic uint32_t lc_indep_live;
 
 /* The body of every independent task: the caller's, then the count. */
 static void indep_body(void *arg)

@@ -38,8 +38,9 @@ static pthread_mutex_t poll_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct service *services;        /* under poll_lock */
 static int nservices, capacity;
 static _Thread_local int poll_owner;    /* this thread holds poll_lock for a round */
-static _Atomic int timed_sleeper;       /* a sleeper keeps the services polled */
-_Atomic int lc_poll_count;              /* nservices, read without the lock */
+_Alignas(64) static _Atomic int timed_sleeper;   /* a sleeper keeps the services polled */
+_Alignas(64) _Atomic int lc_poll_count; /* nservices, read without the lock; by every
+                                           worker between tasks: a line of its own */
 
 static void lock(void)
 {
