@@ -14,7 +14,7 @@
 # configure.ac re-runs configure with the arguments it was last given.
 #
 # Sources are found by wildcard; adding a file never needs an edit here:
-#   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c -> $(BUILD)/liblocus.a,
+#   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c -> $(BUILD)/liblocus.a,
 #                                                   $(BUILD)/liblocus.so.0
 #   gomp/*.c + the above      -> $(BUILD)/liblocus-gomp.so (soname libgomp.so.1,
 #                                libgomp's symbol versions; $(BUILD)/gomp/
@@ -120,7 +120,7 @@ BENCH_LIBS = $(LIB_LIBS) $(BLAS_LIBS)
 SONAME = liblocus.so.0
 
 # ---------------------------------------------------------------- sources
-LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c)
+LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)
@@ -371,7 +371,7 @@ install: lib gomp $(TOOLS) locus.pc
 	ln -sf $(SONAME) '$(DESTDIR)$(libdir)/liblocus.so'
 	$(INSTALL_PROGRAM) $(GOMP_SO) '$(DESTDIR)$(libdir)/locus/'
 	ln -sf liblocus-gomp.so '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
-	$(INSTALL_DATA) include/locus.h '$(DESTDIR)$(includedir)/'
+	$(INSTALL_DATA) include/locus.h include/alpi.h '$(DESTDIR)$(includedir)/'
 	sed -e 's|^prefix=.*|prefix=$(prefix)|' \
 	    -e 's|^exec_prefix=.*|exec_prefix=$(exec_prefix)|' \
 	    -e 's|^libdir=.*|libdir=$(libdir)|' \
@@ -394,7 +394,8 @@ endif
 uninstall:
 	rm -f '$(DESTDIR)$(libdir)/liblocus.a' '$(DESTDIR)$(libdir)/$(SONAME)' \
 	      '$(DESTDIR)$(libdir)/liblocus.so' '$(DESTDIR)$(libdir)/pkgconfig/locus.pc' \
-	      '$(DESTDIR)$(includedir)/locus.h' '$(DESTDIR)$(libdir)/locus/liblocus-gomp.so' \
+	      '$(DESTDIR)$(includedir)/locus.h' '$(DESTDIR)$(includedir)/alpi.h' \
+	      '$(DESTDIR)$(libdir)/locus/liblocus-gomp.so' \
 	      '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
 	-rmdir '$(DESTDIR)$(libdir)/locus' 2>/dev/null
 	@for f in $(notdir $(MAN3)); do rm -f "$(DESTDIR)$(mandir)/man3/$$f"; done

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "env.h"
+#include "detach.h"
 #include "gomp.h"
 #include "locus.h"
 #include "runtime.h"
@@ -206,6 +207,7 @@ static void region_end(struct gomp_region *r)
         lc_team_join(r->saved_task);
         team_free(r->team);
     } else {
+        gomp_detach_wait_parked();   /* detach.c: tasks of a region of one thread */
         gomp_thr = r->saved;
     }
 }
@@ -250,6 +252,8 @@ GOMP_EXPORT void GOMP_barrier(void)
     struct gomp_thread *thr = &gomp_thr;
     if (thr->team)
         lc_barrier_wait(lc_self, &thr->team->barrier);
+    else
+        gomp_detach_wait_parked();   /* detach.c: tasks of a region of one thread */
 }
 
 GOMP_EXPORT bool GOMP_single_start(void)

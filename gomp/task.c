@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detach.h"
 #include "gomp.h"
 #include "locus.h"
 #include "runtime.h"
@@ -97,6 +98,7 @@ struct boxed {
     void *block;
     int final;
     int nthreads_var;   /* the creating task's ICV, which the task inherits */
+    struct gomp_event *ev;   /* detach clause (detach.c), or NULL */
 };
 
 static void *box_data(void (*cpyfn)(void *, void *), void *data, long size, long align,
@@ -123,6 +125,8 @@ static void run_boxed(void *arg)
     int saved = gomp_thr.in_final, saved_nt = gomp_thr.nthreads_var;
     gomp_thr.in_final = b->final;
     gomp_thr.nthreads_var = b->nthreads_var;
+    if (b->ev)
+        gomp_event_attach(b->ev);
     b->fn(b->data);
     gomp_thr.in_final = saved;
     gomp_thr.nthreads_var = saved_nt;
@@ -231,18 +235,29 @@ static int spawn_prio(void (*fn)(void *), const void *data, size_t size,
 /* Every case but the common one (GOMP_task below); prio as task_priority's. */
 static __attribute__((noinline)) void
 task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-             long arg_align, bool if_clause, unsigned flags, void **depend, int prio)
+             long arg_align, bool if_clause, unsigned flags, void **depend, int prio,
+             void *detach)
 {
-    if (flags & TF_DETACH)
-        gomp_unsupported("GOMP_task", "the detach clause (task events) is not supported");
     struct gomp_thread *thr = &gomp_thr;
     struct lc_worker *w = thr->team ? lc_self : NULL;
     int final = (flags & TF_FINAL) != 0;
+    /* detach clause (detach.c): deferred tasks carry the handle into their
+     * body; a task run here is waited for (parked: a later task may fulfil it) */
+    struct gomp_event ev_local, *ev = NULL;
+    if (flags & TF_DETACH)
+        ev = gomp_event_new(detach, data, !w || thr->in_final || !if_clause, &ev_local);
 
     if (!w || thr->in_final) {
         /* a team of one thread, or inside a final task: included task, and
-         * its dependences are met, as every earlier sibling has run */
+         * its dependences are met, as every earlier sibling has run (and
+         * every parked detached one is fulfilled) */
+        if (flags & TF_DEPEND)
+            gomp_detach_wait_parked();
         run_included(fn, data, cpyfn, arg_size, arg_align, final);
+        if (ev && !w && ev->heap)
+            gomp_event_park(ev);
+        else if (ev)
+            gomp_event_wait(ev);
         return;
     }
 
@@ -268,7 +283,9 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
         } else {
             spawn_undeferred(w, fn, data, final, deps, ndeps);
         }
-    } else if (!cpyfn && !final && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64))) {
+        if (ev)
+            gomp_event_wait(ev);
+    } else if (!ev && !cpyfn && !final && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64))) {
         /* the common case: the runtime copies the block (inline up to
          * LC_INLINE_ARG bytes, 64-byte aligned; else 16-byte aligned) */
         if (spawn_prio(fn, data, (size_t)arg_size, deps, ndeps, prio) != 0) {
@@ -276,12 +293,16 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
             run_included(fn, data, NULL, arg_size, arg_align, 0);
         }
     } else {
-        struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var };
+        struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var, ev };
         if (!(b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))
             || spawn_prio(run_boxed, &b, sizeof b, deps, ndeps, prio) != 0) {
             free(b.block);
             wait_all_children(w);
+            if (ev)
+                gomp_event_make_waited(ev);
             run_included(fn, data, cpyfn, arg_size, arg_align, final);
+            if (ev)
+                gomp_event_wait(ev);
         }
     }
     if (deps != stack_deps)
@@ -297,7 +318,6 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
                            long arg_size, long arg_align, bool if_clause, unsigned flags,
                            void **depend, int priority, void *detach)
 {
-    (void)detach;
     const struct gomp_thread *thr = &gomp_thr;
     if (__builtin_expect(thr->team && !thr->in_final && if_clause && !cpyfn
                          && !(flags & (TF_FINAL | TF_DETACH | TF_PRIORITY))
@@ -313,13 +333,15 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
         }
     }
     task_general(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
-                 task_priority(flags, priority));
+                 task_priority(flags, priority), detach);
 }
 
 GOMP_EXPORT void GOMP_taskwait(void)
 {
     if (gomp_thr.team && lc_self)
         locus_taskwait();
+    else
+        gomp_detach_wait_parked();   /* tasks ran at once: their events remain */
 }
 
 /* taskwait depend(...): waits for the earlier siblings those dependences
@@ -365,8 +387,10 @@ GOMP_EXPORT void GOMP_taskgroup_start(void)
 GOMP_EXPORT void GOMP_taskgroup_end(void)
 {
     struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
-    if (!w)
+    if (!w) {
+        gomp_detach_wait_parked();   /* tasks ran at once: their events remain */
         return;
+    }
     if (w->cur->tg_nomem) {
         w->cur->tg_nomem--;
         wait_all_children(w);
@@ -400,7 +424,7 @@ static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 {
     int final = (flags & TF_FINAL) != 0;
     if (cpyfn) {
-        struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var };
+        struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var, NULL };
         if ((b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))) {
             set_bounds(b.data, is_ull, lo, hi);
             if (!(gomp_thr.team && lc_self && !gomp_thr.in_final && (flags & TF_IF))

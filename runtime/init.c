@@ -16,6 +16,7 @@
 #include "depmap.h"
 #include "env.h"
 #include "mem.h"
+#include "events.h"
 #include "runtime.h"
 #include "spin.h"
 #include "team.h"
@@ -378,6 +379,7 @@ LOCUS_API int locus_finalize(void)
 
     pthread_mutex_lock(&lc_init_lock);
     lc_wait_children(w, rt->root, 0);
+    lc_independent_wait(w);   /* tasks without parent (independent.c) */
     atomic_store_explicit(&rt->stop, 1, memory_order_release);
     lc_wake_all(rt);
     lc_team_stop(rt);
