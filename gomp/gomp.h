@@ -50,6 +50,7 @@ struct gomp_team {
     void *data;
     int preset;                   /* members start in loop 0 (combined parallel loop) */
     void *copyprivate;            /* single copyprivate: the winner's values */
+    uintptr_t *reductions;        /* GOMP_parallel_reductions' arrays (reduction.c) */
     int nthreads_var;             /* the ICV of the task that started the region */
 };
 
@@ -71,6 +72,10 @@ struct gomp_thread {
      * (an implicit or included task), else the running Locus task. */
     const void *task_id;
     struct lc_task *task_cur;
+    /* task reductions (reduction.c): the region's arrays, and without a
+     * team those of the thread's serial taskgroups, which it counts */
+    uintptr_t *par_red, *serial_red;
+    unsigned serial_tg_depth;
 };
 /* Marks the calling thread as running a new implicit or included task
  * known by id (see task_id above). */
@@ -117,6 +122,26 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
                void *detach);
 void GOMP_taskgroup_start(void);
 void GOMP_taskgroup_end(void);
+/* reduction.c: task reductions.  A taskgroup of a team (task.c) keeps
+ * the reduction arrays its tasks see, inherited from the enclosing one. */
+struct gomp_taskgroup {
+    struct lc_taskgroup g;
+    uintptr_t *reductions;
+};
+/* The reduction arrays the running task sees, NULL none. */
+uintptr_t *gomp_reductions(void);
+void gomp_serial_reductions_pop(unsigned depth);
+void gomp_parallel_reductions_register(uintptr_t *data, unsigned nthreads);
+void gomp_taskloop_reductions(void *data);
+/* reduction(task, ...) on a worksharing construct: opens the member's
+ * taskgroup and registers data, on the chunks of orig (the first member's
+ * arrays) unless orig is NULL (the first member);
+ * GOMP_workshare_task_reduction_unregister ends it. */
+void gomp_ws_reductions_begin(uintptr_t *data, const uintptr_t *orig);
+void GOMP_taskgroup_reduction_register(uintptr_t *data);
+void GOMP_taskgroup_reduction_unregister(uintptr_t *data);
+void GOMP_workshare_task_reduction_unregister(bool cancelled);
+
 /* Loud failure for an unsupported use; names the entry point. */
 _Noreturn void gomp_unsupported(const char *what, const char *why);
 

@@ -95,6 +95,7 @@ static void member_enter(struct gomp_team *team, int id, const struct gomp_threa
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = saved->level + 1,
         .active_level = saved->active_level + 1, .nthreads_var = team->nthreads_var,
+        .par_red = team->reductions,
     };
     gomp_task_id_set(task_id);
     if (team->preset) {                   /* a combined parallel loop */
@@ -158,14 +159,14 @@ static void team_free(struct gomp_team *team)
  * with the calling thread alone.  preset: the combined loop members start in.
  */
 static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
-                         unsigned num_threads, const struct gomp_ws *preset)
+                         unsigned num_threads, const struct gomp_ws *preset, uintptr_t *red)
 {
     struct gomp_thread *thr = &gomp_thr;
     int n = num_threads ? (int)num_threads : gomp_nthreads_var();
     r->saved = *thr;
     r->team = NULL;
 
-    int rc = -ENOTSUP;
+    int rc = -ENOTSUP, registered = 0;
     gomp_read_env();
     if (thr->active_level == 0 && n != 1 && gomp_icv.max_active_levels > 0
         && !(lc_self && lc_rt && lc_self->cur != lc_rt->root)
@@ -175,9 +176,17 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
             rc = -ENOTSUP;   /* not the thread the pool belongs to */
         else if (!(r->team = team_new(fn, data, preset)))
             rc = -ENOMEM;
-        else if ((rc = lc_team_start(member_main, r->team, &r->saved_task)) < 0) {
-            team_free(r->team);
-            r->team = NULL;
+        else {
+            if (red) {   /* before any member can run a task */
+                gomp_parallel_reductions_register(red, (unsigned)r->team->nthreads);
+                r->team->reductions = red;
+            }
+            if ((rc = lc_team_start(member_main, r->team, &r->saved_task)) < 0) {
+                /* the arrays stay registered, for the one thread below */
+                registered = red != NULL;
+                team_free(r->team);
+                r->team = NULL;
+            }
         }
     }
     if (r->team) {
@@ -191,6 +200,11 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
         .active_level = r->saved.active_level, .nthreads_var = r->saved.nthreads_var,
         .serial_ws = &r->local,
     };
+    if (red) {
+        if (!registered)
+            gomp_parallel_reductions_register(red, 1);
+        gomp_thr.par_red = red;
+    }
     gomp_task_id_set(r);   /* the region's implicit task */
     if (preset) {
         memcpy(&r->local, preset, sizeof r->local);
@@ -214,7 +228,7 @@ void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                    const struct gomp_ws *preset)
 {
     struct gomp_region r;
-    region_begin(&r, fn, data, num_threads, preset);
+    region_begin(&r, fn, data, num_threads, preset, NULL);
     fn(data);
     region_end(&r);
 }
@@ -226,13 +240,28 @@ GOMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_thre
     gomp_parallel(fn, data, num_threads, NULL);
 }
 
+/* parallel reduction(task, ...): the region's reduction arrays are the
+ * first word of data; gcc's code combines and unregisters them after.
+ * Returns the team's size. */
+GOMP_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data,
+                                              unsigned num_threads, unsigned flags)
+{
+    (void)flags;
+    struct gomp_region r;
+    region_begin(&r, fn, data, num_threads, NULL, *(uintptr_t **)data);
+    unsigned n = r.team ? (unsigned)r.team->nthreads : 1;
+    fn(data);
+    region_end(&r);
+    return n;
+}
+
 /* The pre-4.0 ABI: the caller runs fn(data) itself between the two. */
 GOMP_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
 {
     struct gomp_region *r = malloc(sizeof *r);
     if (!r)
         gomp_unsupported("GOMP_parallel_start", "out of memory for a parallel region");
-    region_begin(r, fn, data, num_threads, NULL);
+    region_begin(r, fn, data, num_threads, NULL, NULL);
     gomp_thr.region = r;
 }
 

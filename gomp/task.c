@@ -1,6 +1,6 @@
 /*
  * task.c - explicit tasks of the libgomp ABI: GOMP_task with its clauses
- * and both depend-array formats, taskloop (without reductions), taskwait
+ * and both depend-array formats, taskloop (its reductions: reduction.c), taskwait
  * (plain and with depend), taskyield and taskgroups, onto locus_spawn()
  * and the runtime's groups.
  *
@@ -9,6 +9,7 @@
  * addresses are also what NAFT places the task by.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,24 +350,34 @@ GOMP_EXPORT void GOMP_taskyield(void)
 GOMP_EXPORT void GOMP_taskgroup_start(void)
 {
     struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
-    if (!w)
-        return;   /* tasks here run at once: nothing to wait for */
+    if (!w) {
+        /* tasks here run at once: nothing to wait for; the depth tells
+         * the group's task reductions apart (reduction.c) */
+        gomp_thr.serial_tg_depth++;
+        return;
+    }
     /* without memory for a group, its end waits for every child; groups
      * nested in such a group do the same, which keeps begin/end paired */
     lc_task_groups_init(w->cur);
-    struct lc_taskgroup *g = w->cur->tg_nomem ? NULL : malloc(sizeof *g);
+    struct gomp_taskgroup *g = w->cur->tg_nomem ? NULL : malloc(sizeof *g);
     if (!g) {
         w->cur->tg_nomem++;
         return;
     }
-    lc_taskgroup_begin(w, g);
+    g->reductions = gomp_reductions();   /* a group inherits the enclosing ones */
+    lc_taskgroup_begin(w, &g->g);
 }
 
 GOMP_EXPORT void GOMP_taskgroup_end(void)
 {
     struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
-    if (!w)
+    if (!w) {
+        if (gomp_thr.serial_tg_depth) {
+            gomp_serial_reductions_pop(gomp_thr.serial_tg_depth);
+            gomp_thr.serial_tg_depth--;
+        }
         return;
+    }
     if (w->cur->tg_nomem) {
         w->cur->tg_nomem--;
         wait_all_children(w);
@@ -374,7 +385,7 @@ GOMP_EXPORT void GOMP_taskgroup_end(void)
     }
     struct lc_taskgroup *g = w->cur->tg_open;
     lc_taskgroup_end(w, g);
-    free(g);
+    free((char *)g - offsetof(struct gomp_taskgroup, g));
 }
 
 /* ---- taskloop: the iterations cut into tasks, each given its bounds in
@@ -433,10 +444,15 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
                      long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
                      int priority, int is_ull, ull n, ull start, ull step)
 {
-    if (flags & TF_REDUCTION)
-        gomp_unsupported("GOMP_taskloop", "taskloop reductions are not supported");
-    if (n == 0)
+    /* reduction(...) (without nogroup): the loop's taskgroup registers
+     * gcc's arrays (reduction.c); an empty loop registers none, and says
+     * so to gcc's code by a zero in the array's third word */
+    int red = (flags & (TF_REDUCTION | TF_NOGROUP)) == TF_REDUCTION;
+    if (n == 0) {
+        if (red)
+            ((uintptr_t **)data)[2][2] = 0;
         return;
+    }
     ull ntasks, grain = 0;
     /* TF_STRICT goes with num_tasks(strict:) too, where it changes nothing
      * here: only a strict grainsize fixes each task's size */
@@ -454,6 +470,8 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
     }
     if (!(flags & TF_NOGROUP))
         GOMP_taskgroup_start();
+    if (red)
+        gomp_taskloop_reductions(data);
     ull per = n / ntasks, extra = n % ntasks, first = 0;
     for (ull k = 0; k < ntasks; k++) {
         /* strict grainsize: exactly grain per task, the last takes the rest;

@@ -212,6 +212,15 @@ static void test_worksharing(void **state)
     same_as_libgomp("omp_worksharing");
 }
 
+/* Task reductions (taskgroup, in_reduction, taskloop, parallel with the
+ * task modifier): libgomp's sums in every configuration. */
+static void test_reductions(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_reductions");
+}
+
 /* Semantics once silently wrong (tests/gomp/omp_icv.c says which): as
  * libgomp in every configuration, and LOCUS_THREADS does not override the
  * num_threads clause or omp_set_num_threads(). */
@@ -476,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_abi_is_libgomps),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_worksharing),
+        cmocka_unit_test(test_reductions),
         cmocka_unit_test(test_icv_and_friends),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
