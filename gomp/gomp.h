@@ -3,11 +3,14 @@
  * each thread knows about the parallel region it is in, the team of a
  * region, and the helpers the GOMP_* and omp_* entry points share.
  *
- * Model: a parallel region's team is every Locus worker (the worker pool
- * is restarted when a region asks for a different size, see parallel.c);
- * a region nested in an active one, or started by a thread that is not a
- * worker, runs on the calling thread alone, and tasks created there run
- * at once (a team of one thread may execute them immediately).
+ * Model: an outermost parallel region's team is every Locus worker (the
+ * worker pool is restarted when a region asks for a different size, see
+ * parallel.c); a region nested in an active one gets a team of extra
+ * threads (nest.c) while max-active-levels allows, else runs on the calling
+ * thread alone, as does a region started by a thread that is not a worker.
+ * Tasks are Locus tasks in the outermost team only; elsewhere they run at
+ * once (a team whose members are not all workers may execute them at
+ * their creation).
  */
 #ifndef LC_GOMP_H
 #define LC_GOMP_H
@@ -39,9 +42,20 @@ struct gomp_ws {
 
 struct gomp_region;
 
+/* One level of parallel regions as a thread sees it (omp_get_team_size,
+ * omp_get_ancestor_thread_num); level 0, the initial thread, is NULL. */
+struct gomp_level {
+    const struct gomp_level *up;
+    int id, size;
+};
+
 struct gomp_team {
     int nthreads;
     unsigned level;               /* nesting level of the region (1 outermost) */
+    unsigned active_level;        /* active levels, this one included */
+    int nested;                   /* members are extra threads (nest.c), not the pool */
+    const struct gomp_level *up;  /* the levels around the region */
+    _Atomic int nest_running;     /* nested: extra members not yet gone */
     struct lc_barrier barrier;
     _Atomic uint64_t single_count;   /* single constructs claimed so far */
     pthread_mutex_t ws_lock;
@@ -76,6 +90,7 @@ struct gomp_thread {
      * team those of the thread's serial taskgroups, which it counts */
     uintptr_t *par_red, *serial_red;
     unsigned serial_tg_depth;
+    const struct gomp_level *lv;  /* the innermost level, NULL at level 0 */
 };
 /* Marks the calling thread as running a new implicit or included task
  * known by id (see task_id above). */
@@ -112,6 +127,25 @@ int gomp_ensure_runtime(int threads);
  * the combined parallel loops, is the loop every member starts in. */
 void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                    const struct gomp_ws *preset);
+/* The barrier of the calling member's team. */
+void gomp_team_barrier(struct gomp_team *team);
+/* The worker to run the calling thread's tasks as Locus tasks: the calling
+ * worker in the outermost team, else NULL (the tasks run at once). */
+static inline struct lc_worker *gomp_task_worker(void)
+{
+    return gomp_thr.team && !gomp_thr.team->nested ? lc_self : NULL;
+}
+/* nest.c: extra threads of nested teams.  reserve: up to want of them
+ * (fewer near the thread limit), unreserve gives them back; launch starts
+ * members 1..nthreads-1 of team (0, or -EAGAIN when no thread could be
+ * made: then none runs); join waits until they have all left the team;
+ * barrier: a plain barrier, for members that have no tasks to run. */
+int gomp_nest_reserve(int want);
+void gomp_nest_unreserve(int k);
+int gomp_nest_launch(struct gomp_team *team);
+void gomp_nest_join(struct gomp_team *team);
+void gomp_nest_barrier(struct lc_barrier *b);
+
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
 void GOMP_loop_end(void);

@@ -200,20 +200,32 @@ GOMP_EXPORT int omp_get_dynamic(void)
     return gomp_icv.dynamic;
 }
 
+/* Nested regions get teams of their own (parallel.c, nest.c) down to this
+ * many active levels, libgomp's figure. */
+#define SUPPORTED_LEVELS 255
+
+/* As libgomp: nesting on is every supported level, off is one. */
 GOMP_EXPORT void omp_set_nested(int v)
 {
-    (void)v;   /* nested regions have one thread here */
+    gomp_read_env();
+    if (v)
+        gomp_icv.max_active_levels = SUPPORTED_LEVELS;
+    else if (gomp_icv.max_active_levels > 1)
+        gomp_icv.max_active_levels = 1;
 }
 
 GOMP_EXPORT int omp_get_nested(void)
 {
-    return 0;
+    gomp_read_env();
+    return gomp_icv.max_active_levels > 1
+           && gomp_icv.max_active_levels > (int)gomp_thr.active_level;
 }
 
 GOMP_EXPORT void omp_set_max_active_levels(int v)
 {
+    gomp_read_env();
     if (v >= 0)
-        gomp_icv.max_active_levels = v;
+        gomp_icv.max_active_levels = v < SUPPORTED_LEVELS ? v : SUPPORTED_LEVELS;
 }
 
 GOMP_EXPORT int omp_get_max_active_levels(void)
@@ -224,7 +236,7 @@ GOMP_EXPORT int omp_get_max_active_levels(void)
 
 GOMP_EXPORT int omp_get_supported_active_levels(void)
 {
-    return 1;
+    return SUPPORTED_LEVELS;
 }
 
 GOMP_EXPORT int omp_get_level(void)
@@ -237,21 +249,30 @@ GOMP_EXPORT int omp_get_active_level(void)
     return (int)gomp_thr.active_level;
 }
 
-/* Ancestor numbers and team sizes: the only active level is the team's. */
+/* The record of level 1..gomp_thr.level (each region keeps one per
+ * member, linked to the levels around it), or NULL for level 0. */
+static const struct gomp_level *level_rec(int level)
+{
+    const struct gomp_level *l = gomp_thr.lv;
+    for (int k = (int)gomp_thr.level; l && k > level; k--)
+        l = l->up;
+    return level > 0 ? l : NULL;
+}
+
 GOMP_EXPORT int omp_get_ancestor_thread_num(int level)
 {
     if (level < 0 || level > (int)gomp_thr.level)
         return -1;
-    /* level 0 is the initial thread, and the levels other than the
-     * active team's are regions of one thread: thread number 0 */
-    return gomp_thr.team && level == (int)gomp_thr.level ? gomp_thr.id : 0;
+    const struct gomp_level *l = level_rec(level);
+    return l ? l->id : 0;   /* level 0: the initial thread */
 }
 
 GOMP_EXPORT int omp_get_team_size(int level)
 {
     if (level < 0 || level > (int)gomp_thr.level)
         return -1;
-    return gomp_thr.team && level == (int)gomp_thr.level ? gomp_thr.team->nthreads : 1;
+    const struct gomp_level *l = level_rec(level);
+    return l ? l->size : 1;
 }
 
 GOMP_EXPORT void omp_set_schedule(int kind, int chunk)

@@ -26,10 +26,11 @@
  * inherits the enclosing ones (d[4] chains them).  In a team the group is
  * the open group of the running Locus task, else the group the task (or,
  * going up, its nearest ancestor in a group) was spawned in, else the
- * parallel region's (GOMP_parallel_reductions).  Without a team (a region
- * of one thread, where tasks run at once on their encountering thread) the
- * thread keeps the arrays itself, each tagged in d[5] with the depth of the
- * serial taskgroup that registered it, dropped at that group's end.
+ * parallel region's (GOMP_parallel_reductions).  Elsewhere (a region of one
+ * thread, or a nested team: tasks run at once on their encountering
+ * thread) the thread keeps the arrays itself, each tagged in d[5] with the
+ * depth of the serial taskgroup that registered it, dropped at that
+ * group's end; a task uses the chunk of its member number.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +54,8 @@ static struct gomp_taskgroup *group_of(struct lc_taskgroup *g)
 uintptr_t *gomp_reductions(void)
 {
     struct gomp_thread *thr = &gomp_thr;
-    struct lc_worker *w = lc_self;
-    if (!thr->team || !w)
+    struct lc_worker *w = gomp_task_worker();
+    if (!w)
         return thr->serial_red ? thr->serial_red : thr->par_red;
     struct lc_task *t = w->cur;
     struct lc_taskgroup *g = lc_task_open_group(t);
@@ -101,9 +102,9 @@ static void reg(uintptr_t *data, uintptr_t *old, const uintptr_t *orig, unsigned
 GOMP_EXPORT void GOMP_taskgroup_reduction_register(uintptr_t *data)
 {
     struct gomp_thread *thr = &gomp_thr;
-    struct lc_worker *w = lc_self;
+    struct lc_worker *w = gomp_task_worker();
     uintptr_t *old = gomp_reductions();
-    if (thr->team && w) {
+    if (w) {
         struct lc_taskgroup *g = lc_task_open_group(w->cur);
         if (!g || w->cur->tg_nomem)
             gomp_unsupported("GOMP_taskgroup_reduction_register",
@@ -112,8 +113,10 @@ GOMP_EXPORT void GOMP_taskgroup_reduction_register(uintptr_t *data)
             "GOMP_taskgroup_reduction_register");
         group_of(g)->reductions = data;
     } else {
-        /* gcc starts a taskgroup first; an orphaned one counts as depth 1 */
-        reg(data, old, NULL, 1, TAG_SERIAL + (thr->serial_tg_depth ? thr->serial_tg_depth : 1),
+        /* gcc starts a taskgroup first; an orphaned one counts as depth 1.
+         * In a nested team a chunk per member, as remap indexes by member */
+        reg(data, old, NULL, thr->team ? (unsigned)thr->team->nthreads : 1,
+            TAG_SERIAL + (thr->serial_tg_depth ? thr->serial_tg_depth : 1),
             "GOMP_taskgroup_reduction_register");
         thr->serial_red = data;
     }
@@ -170,7 +173,10 @@ _Noreturn static void no_match(const void *p)
 GOMP_EXPORT void GOMP_task_reduction_remap(size_t cnt, size_t cntorig, void **ptrs)
 {
     uintptr_t *data = gomp_reductions();
-    uintptr_t id = gomp_thr.team && lc_self ? (uintptr_t)lc_self->id : 0;
+    /* the running thread's chunk: in the outermost team a task may run on
+     * any worker; elsewhere tasks run on their creating member */
+    struct lc_worker *w = gomp_task_worker();
+    uintptr_t id = w ? (uintptr_t)w->id : gomp_thr.team ? (uintptr_t)gomp_thr.id : 0;
     if (!data && cnt)
         no_match(ptrs[0]);
     for (size_t i = 0; i < cnt; i++) {
@@ -223,11 +229,17 @@ void gomp_ws_reductions_begin(uintptr_t *data, const uintptr_t *orig)
 {
     struct gomp_thread *thr = &gomp_thr;
     GOMP_taskgroup_start();
-    if (!orig || !thr->team || !lc_self) {
+    if (!orig || !thr->team) {
         GOMP_taskgroup_reduction_register(data);
         return;
     }
-    struct lc_worker *w = lc_self;
+    struct lc_worker *w = gomp_task_worker();
+    if (!w) {   /* a nested team: the member's serial group */
+        reg(data, gomp_reductions(), orig, (unsigned)thr->team->nthreads,
+            TAG_SERIAL + thr->serial_tg_depth, "GOMP_loop_start");
+        thr->serial_red = data;
+        return;
+    }
     struct lc_taskgroup *g = lc_task_open_group(w->cur);
     if (!g || w->cur->tg_nomem)
         gomp_unsupported("GOMP_loop_start", "out of memory for a taskgroup");

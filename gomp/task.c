@@ -237,7 +237,7 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
     if (flags & TF_DETACH)
         gomp_unsupported("GOMP_task", "the detach clause (task events) is not supported");
     struct gomp_thread *thr = &gomp_thr;
-    struct lc_worker *w = thr->team ? lc_self : NULL;
+    struct lc_worker *w = gomp_task_worker();
     int final = (flags & TF_FINAL) != 0;
 
     if (!w || thr->in_final) {
@@ -300,7 +300,7 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
 {
     (void)detach;
     const struct gomp_thread *thr = &gomp_thr;
-    if (__builtin_expect(thr->team && !thr->in_final && if_clause && !cpyfn
+    if (__builtin_expect(thr->team && !thr->team->nested && !thr->in_final && if_clause && !cpyfn
                          && !(flags & (TF_FINAL | TF_DETACH | TF_PRIORITY))
                          && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64)), 1)) {
         size_t n = (flags & TF_DEPEND) && depend ? depend_count(depend) : 0;
@@ -319,7 +319,7 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
 
 GOMP_EXPORT void GOMP_taskwait(void)
 {
-    if (gomp_thr.team && lc_self)
+    if (gomp_task_worker())
         locus_taskwait();
 }
 
@@ -327,7 +327,7 @@ GOMP_EXPORT void GOMP_taskwait(void)
  * name, which is what an empty undeferred task with them does. */
 GOMP_EXPORT void GOMP_taskwait_depend(void **depend)
 {
-    struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
+    struct lc_worker *w = gomp_task_worker();
     if (!w || gomp_thr.in_final)
         return;
     size_t n = depend_count(depend);
@@ -349,7 +349,7 @@ GOMP_EXPORT void GOMP_taskyield(void)
 
 GOMP_EXPORT void GOMP_taskgroup_start(void)
 {
-    struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
+    struct lc_worker *w = gomp_task_worker();
     if (!w) {
         /* tasks here run at once: nothing to wait for; the depth tells
          * the group's task reductions apart (reduction.c) */
@@ -370,7 +370,7 @@ GOMP_EXPORT void GOMP_taskgroup_start(void)
 
 GOMP_EXPORT void GOMP_taskgroup_end(void)
 {
-    struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
+    struct lc_worker *w = gomp_task_worker();
     if (!w) {
         if (gomp_thr.serial_tg_depth) {
             gomp_serial_reductions_pop(gomp_thr.serial_tg_depth);
@@ -414,7 +414,7 @@ static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var };
         if ((b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))) {
             set_bounds(b.data, is_ull, lo, hi);
-            if (!(gomp_thr.team && lc_self && !gomp_thr.in_final && (flags & TF_IF))
+            if (!(gomp_task_worker() && !gomp_thr.in_final && (flags & TF_IF))
                 || spawn_prio(run_boxed, &b, sizeof b, NULL, 0,
                               task_priority(flags, priority)) != 0)
                 run_boxed(&b);   /* included, undeferred, or out of memory: now */
