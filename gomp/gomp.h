@@ -99,8 +99,11 @@ void gomp_task_id_set(const void *id);
 extern __thread struct gomp_thread gomp_thr __attribute__((tls_model("initial-exec")));
 
 /* icv.c: environment and global settings */
+#define GOMP_NTHREADS_LIST 16   /* OMP_NUM_THREADS values kept (levels) */
 struct gomp_icv {
     int nthreads;                 /* OMP_NUM_THREADS (first value), 0 unset */
+    int nthreads_list[GOMP_NTHREADS_LIST];   /* OMP_NUM_THREADS's values, by level - 1 */
+    int nthreads_list_len;
     int run_sched, run_chunk;     /* OMP_SCHEDULE */
     int dynamic, max_active_levels;
     int max_task_priority;        /* OMP_MAX_TASK_PRIORITY, default 0 (priorities ignored) */

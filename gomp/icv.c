@@ -24,6 +24,10 @@ struct gomp_icv gomp_icv = { .nthreads = 0, .run_sched = GS_DYNAMIC, .run_chunk 
                               .dynamic = 0, .max_active_levels = 1, .max_task_priority = 0,
                               .cancellation = 0 };
 
+/* Nested regions get teams of their own (parallel.c, nest.c) down to this
+ * many active levels, libgomp's figure. */
+#define SUPPORTED_LEVELS 255
+
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -93,13 +97,36 @@ void gomp_read_env(void)
     const char *s;
     long v;
     if ((s = getenv("OMP_NUM_THREADS")) && *s) {
-        /* a list gives the nested levels' counts; nested regions here have
-         * one thread, so only the first value matters */
-        if (parse_long(s, 1, LC_MAX_WORKERS, &v) == 0)
-            gomp_icv.nthreads = (int)v;
-        else
+        /* a list gives the nested levels' counts: the first the outermost
+         * region's, value L the members' ICV at level L (team_new) */
+        int n = 0, vals[GOMP_NTHREADS_LIST];
+        const char *p = s;
+        for (;;) {
+            if (parse_long(p, 1, LC_MAX_WORKERS, &v) < 0 || n == GOMP_NTHREADS_LIST) {
+                n = -1;
+                break;
+            }
+            vals[n++] = (int)v;
+            if (!(p = strchr(p, ',')))
+                break;
+            p++;
+        }
+        if (n > 0) {
+            gomp_icv.nthreads = vals[0];
+            memcpy(gomp_icv.nthreads_list, vals, (size_t)n * sizeof vals[0]);
+            gomp_icv.nthreads_list_len = n;
+        } else {
             bad("OMP_NUM_THREADS", s, "a positive integer (or a list of them)");
+        }
     }
+    /* as libgomp: OMP_NESTED=true, or a list of thread counts, allows
+     * every supported level, unless OMP_NESTED=false or
+     * OMP_MAX_ACTIVE_LEVELS (read below) says otherwise */
+    int nested = -1;
+    if ((s = getenv("OMP_NESTED")) && *s && read_bool("OMP_NESTED", s, &nested) == 0 && nested)
+        gomp_icv.max_active_levels = SUPPORTED_LEVELS;
+    else if (nested != 0 && gomp_icv.nthreads_list_len > 1)
+        gomp_icv.max_active_levels = SUPPORTED_LEVELS;
     if ((s = getenv("OMP_SCHEDULE")) && *s)
         read_schedule(s);
     if ((s = getenv("OMP_DYNAMIC")) && *s)
@@ -199,10 +226,6 @@ GOMP_EXPORT int omp_get_dynamic(void)
     gomp_read_env();
     return gomp_icv.dynamic;
 }
-
-/* Nested regions get teams of their own (parallel.c, nest.c) down to this
- * many active levels, libgomp's figure. */
-#define SUPPORTED_LEVELS 255
 
 /* As libgomp: nesting on is every supported level, off is one. */
 GOMP_EXPORT void omp_set_nested(int v)

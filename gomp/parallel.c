@@ -138,6 +138,17 @@ struct gomp_region {
     struct gomp_ws local;         /* loop storage when it has one thread */
 };
 
+/* The nthreads ICV of the members of a region started from outside: the
+ * OMP_NUM_THREADS list's value for the next level when it has one, else
+ * the starting task's (inherited). */
+static int level_nthreads_var(const struct gomp_thread *outside)
+{
+    unsigned next = outside->level + 1;   /* the list's index of the level below */
+    if (next < (unsigned)gomp_icv.nthreads_list_len)
+        return gomp_icv.nthreads_list[next];
+    return outside->nthreads_var;
+}
+
 static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct gomp_ws *preset,
                                   int nthreads, const struct gomp_thread *outside)
 {
@@ -149,7 +160,7 @@ static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct g
     team->level = outside->level + 1;
     team->active_level = outside->active_level + 1;
     team->up = outside->lv;
-    team->nthreads_var = outside->nthreads_var;   /* the members inherit it */
+    team->nthreads_var = level_nthreads_var(outside);
     lc_barrier_init(&team->barrier, (uint32_t)team->nthreads);
     pthread_mutex_init(&team->ws_lock, NULL);
     team->fn = fn;
@@ -257,7 +268,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     r->lv = (struct gomp_level){ .up = r->saved.lv, .id = 0, .size = 1 };
     gomp_thr = (struct gomp_thread){
         .team = NULL, .id = 0, .level = r->saved.level + 1,
-        .active_level = r->saved.active_level, .nthreads_var = r->saved.nthreads_var,
+        .active_level = r->saved.active_level, .nthreads_var = level_nthreads_var(&r->saved),
         .serial_ws = &r->local, .lv = &r->lv,
     };
     if (red) {
