@@ -138,14 +138,20 @@ static inline struct lc_worker *gomp_task_worker(void)
 {
     return gomp_thr.team && !gomp_thr.team->nested ? lc_self : NULL;
 }
-/* nest.c: extra threads of nested teams.  reserve: up to want of them
- * (fewer near the thread limit), unreserve gives them back; launch starts
- * members 1..nthreads-1 of team (0, or -EAGAIN when no thread could be
- * made: then none runs); join waits until they have all left the team;
- * barrier: a plain barrier, for members that have no tasks to run. */
+/* nest.c: extra threads of nested teams.  reserve: a count of up to want
+ * of them (fewer near the thread limit), unreserve gives it back; acquire
+ * takes up to k threads (idle ones, else new ones) into out and returns
+ * how many it got (fewer when no thread can be made); launch starts
+ * members 1..nthreads-1 of team on the threads acquired; join waits until
+ * they have all left the team; barrier: a plain barrier, for members that
+ * have no tasks to run. */
+struct nest_thread;
 int gomp_nest_reserve(int want);
 void gomp_nest_unreserve(int k);
-int gomp_nest_launch(struct gomp_team *team);
+int gomp_nest_acquire(int k, struct nest_thread **out);
+void gomp_nest_launch(struct gomp_team *team, struct nest_thread **threads);
+/* Threads acquired and not launched go back idle. */
+void gomp_nest_release(struct nest_thread **threads, int n);
 void gomp_nest_join(struct gomp_team *team);
 void gomp_nest_barrier(struct lc_barrier *b);
 

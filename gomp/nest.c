@@ -102,46 +102,45 @@ void gomp_nest_unreserve(int k)
     atomic_fetch_sub_explicit(&extra_in_use, k, memory_order_relaxed);
 }
 
-int gomp_nest_launch(struct gomp_team *team)
+int gomp_nest_acquire(int k, struct nest_thread **out)
 {
-    int n = team->nthreads;
-    atomic_store_explicit(&team->nest_running, n - 1, memory_order_relaxed);
-    for (int id = 1; id < n; id++) {
+    int got = 0;
+    for (; got < k; got++) {
         pthread_mutex_lock(&idle_lock);
         struct nest_thread *t = idle;
         if (t)
             idle = t->next;
         pthread_mutex_unlock(&idle_lock);
         if (!t) {
+            /* a new thread waits for its first job like an idle one */
             pthread_attr_t a;
             pthread_t th;
             if (!(t = calloc(1, sizeof *t)))
-                goto fail;
+                break;
             pthread_attr_init(&a);
             pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
             int rc = pthread_create(&th, &a, nest_main, t);
             pthread_attr_destroy(&a);
             if (rc) {
                 free(t);
-                goto fail;
+                break;
             }
         }
+        out[got] = t;
+    }
+    return got;
+}
+
+void gomp_nest_launch(struct gomp_team *team, struct nest_thread **threads)
+{
+    atomic_store_explicit(&team->nest_running, team->nthreads - 1, memory_order_relaxed);
+    for (int id = 1; id < team->nthreads; id++) {
+        struct nest_thread *t = threads[id - 1];
         t->team = team;
         t->id = id;
         atomic_fetch_add_explicit(&t->go, 1, memory_order_release);
         futex_wake(&t->go, 1);
-        continue;
-    fail:
-        /* the members not started: a team of id threads must not wait for
-         * them; only the first launch can fail this way (nobody has run
-         * yet), so it is made smaller before anyone reads nthreads */
-        if (id == 1) {
-            atomic_store_explicit(&team->nest_running, 0, memory_order_relaxed);
-            return -EAGAIN;
-        }
-        gomp_unsupported("GOMP_parallel", "could not start a thread of a nested team");
     }
-    return 0;
 }
 
 void gomp_nest_join(struct gomp_team *team)
@@ -168,4 +167,14 @@ void gomp_nest_barrier(struct lc_barrier *b)
             cpu_relax();
         else
             futex_wait(&b->gen, g);
+}
+
+void gomp_nest_release(struct nest_thread **threads, int n)
+{
+    pthread_mutex_lock(&idle_lock);
+    for (int i = 0; i < n; i++) {
+        threads[i]->next = idle;
+        idle = threads[i];
+    }
+    pthread_mutex_unlock(&idle_lock);
 }

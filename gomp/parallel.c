@@ -191,8 +191,9 @@ static void team_reductions(struct gomp_team *team, uintptr_t *red)
 }
 
 /* A region nested in an active one, of n > 1 threads: a team of extra
- * threads (nest.c), or NULL (no thread left under the limit, or none
- * could be made).  *registered: red was registered (for nthreads). */
+ * threads (nest.c), or NULL (no thread left under the limit, none could
+ * be made, or no memory).  *registered: red was registered (for the
+ * team's size).  A team gets the threads that could be had. */
 static struct gomp_team *nested_begin(struct gomp_region *r, void (*fn)(void *), void *data,
                                       int n, const struct gomp_ws *preset, uintptr_t *red,
                                       int *registered)
@@ -200,20 +201,24 @@ static struct gomp_team *nested_begin(struct gomp_region *r, void (*fn)(void *),
     int k = gomp_nest_reserve(n - 1);
     if (k == 0)
         return NULL;
-    struct gomp_team *team = team_new(fn, data, preset, k + 1, &r->saved);
+    struct nest_thread *stack[16], **threads = k <= 16 ? stack : malloc((size_t)k * sizeof *threads);
+    int got = threads ? gomp_nest_acquire(k, threads) : 0;
+    struct gomp_team *team = got ? team_new(fn, data, preset, got + 1, &r->saved) : NULL;
     if (!team) {
-        gomp_nest_unreserve(k);
-        return NULL;
+        if (got)   /* no memory for the team: the threads go back idle */
+            gomp_nest_release(threads, got);
+        got = 0;
     }
-    team->nested = 1;
-    team_reductions(team, red);
-    *registered = red != NULL;
-    if (gomp_nest_launch(team) < 0) {
-        team_free(team);
-        gomp_nest_unreserve(k);
-        return NULL;
+    gomp_nest_unreserve(k - got);
+    if (team) {
+        team->nested = 1;
+        team_reductions(team, red);
+        *registered = red != NULL;
+        gomp_nest_launch(team, threads);
+        r->extra = got;
     }
-    r->extra = k;
+    if (threads != stack)
+        free(threads);
     return team;
 }
 
