@@ -51,8 +51,15 @@ static struct gomp_taskgroup *group_of(struct lc_taskgroup *g)
     return (struct gomp_taskgroup *)((char *)g - offsetof(struct gomp_taskgroup, g));
 }
 
+/* Set by the program's first registration: until then every taskgroup's
+ * start (which asks gomp_reductions) skips the walk.  A task that could
+ * see a registration was created after it, which orders the flag. */
+static _Atomic int registered_any;
+
 uintptr_t *gomp_reductions(void)
 {
+    if (!atomic_load_explicit(&registered_any, memory_order_relaxed))
+        return NULL;
     struct gomp_thread *thr = &gomp_thr;
     struct lc_worker *w = gomp_task_worker();
     if (!w)
@@ -74,6 +81,7 @@ uintptr_t *gomp_reductions(void)
 static void reg(uintptr_t *data, uintptr_t *old, const uintptr_t *orig, unsigned nthreads,
                 uintptr_t tag, const char *who)
 {
+    atomic_store_explicit(&registered_any, 1, memory_order_relaxed);
     for (uintptr_t *d = data;; d = (uintptr_t *)d[4]) {
         if (orig) {
             d[2] = orig[2];
