@@ -3,11 +3,14 @@
  * each thread knows about the parallel region it is in, the team of a
  * region, and the helpers the GOMP_* and omp_* entry points share.
  *
- * Model: a parallel region's team is every Locus worker (the worker pool
- * is restarted when a region asks for a different size, see parallel.c);
- * a region nested in an active one, or started by a thread that is not a
- * worker, runs on the calling thread alone, and tasks created there run
- * at once (a team of one thread may execute them immediately).
+ * Model: an outermost parallel region's team is every Locus worker (the
+ * worker pool is restarted when a region asks for a different size, see
+ * parallel.c); a region nested in an active one gets a team of extra
+ * threads (nest.c) while max-active-levels allows, else runs on the calling
+ * thread alone, as does a region started by a thread that is not a worker.
+ * Tasks are Locus tasks in the outermost team only; elsewhere they run at
+ * once (a team whose members are not all workers may execute them at
+ * their creation).
  */
 #ifndef LC_GOMP_H
 #define LC_GOMP_H
@@ -39,9 +42,20 @@ struct gomp_ws {
 
 struct gomp_region;
 
+/* One level of parallel regions as a thread sees it (omp_get_team_size,
+ * omp_get_ancestor_thread_num); level 0, the initial thread, is NULL. */
+struct gomp_level {
+    const struct gomp_level *up;
+    int id, size;
+};
+
 struct gomp_team {
     int nthreads;
     unsigned level;               /* nesting level of the region (1 outermost) */
+    unsigned active_level;        /* active levels, this one included */
+    int nested;                   /* members are extra threads (nest.c), not the pool */
+    const struct gomp_level *up;  /* the levels around the region */
+    _Atomic int nest_running;     /* nested: extra members not yet gone */
     struct lc_barrier barrier;
     _Atomic uint64_t single_count;   /* single constructs claimed so far */
     pthread_mutex_t ws_lock;
@@ -50,6 +64,7 @@ struct gomp_team {
     void *data;
     int preset;                   /* members start in loop 0 (combined parallel loop) */
     void *copyprivate;            /* single copyprivate: the winner's values */
+    uintptr_t *reductions;        /* GOMP_parallel_reductions' arrays (reduction.c) */
     int nthreads_var;             /* the ICV of the task that started the region */
 };
 
@@ -71,6 +86,11 @@ struct gomp_thread {
      * (an implicit or included task), else the running Locus task. */
     const void *task_id;
     struct lc_task *task_cur;
+    /* task reductions (reduction.c): the region's arrays, and without a
+     * team those of the thread's serial taskgroups, which it counts */
+    uintptr_t *par_red, *serial_red;
+    unsigned serial_tg_depth;
+    const struct gomp_level *lv;  /* the innermost level, NULL at level 0 */
 };
 /* Marks the calling thread as running a new implicit or included task
  * known by id (see task_id above). */
@@ -79,8 +99,11 @@ void gomp_task_id_set(const void *id);
 extern __thread struct gomp_thread gomp_thr __attribute__((tls_model("initial-exec")));
 
 /* icv.c: environment and global settings */
+#define GOMP_NTHREADS_LIST 16   /* OMP_NUM_THREADS values kept (levels) */
 struct gomp_icv {
     int nthreads;                 /* OMP_NUM_THREADS (first value), 0 unset */
+    int nthreads_list[GOMP_NTHREADS_LIST];   /* OMP_NUM_THREADS's values, by level - 1 */
+    int nthreads_list_len;
     int run_sched, run_chunk;     /* OMP_SCHEDULE */
     int dynamic, max_active_levels;
     int max_task_priority;        /* OMP_MAX_TASK_PRIORITY, default 0 (priorities ignored) */
@@ -107,6 +130,31 @@ int gomp_ensure_runtime(int threads);
  * the combined parallel loops, is the loop every member starts in. */
 void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                    const struct gomp_ws *preset);
+/* The barrier of the calling member's team. */
+void gomp_team_barrier(struct gomp_team *team);
+/* The worker to run the calling thread's tasks as Locus tasks: the calling
+ * worker in the outermost team, else NULL (the tasks run at once). */
+static inline struct lc_worker *gomp_task_worker(void)
+{
+    return gomp_thr.team && !gomp_thr.team->nested ? lc_self : NULL;
+}
+/* nest.c: extra threads of nested teams.  reserve: a count of up to want
+ * of them (fewer near the thread limit), unreserve gives it back; acquire
+ * takes up to k threads (idle ones, else new ones) into out and returns
+ * how many it got (fewer when no thread can be made); launch starts
+ * members 1..nthreads-1 of team on the threads acquired; join waits until
+ * they have all left the team; barrier: a plain barrier, for members that
+ * have no tasks to run. */
+struct nest_thread;
+int gomp_nest_reserve(int want);
+void gomp_nest_unreserve(int k);
+int gomp_nest_acquire(int k, struct nest_thread **out);
+void gomp_nest_launch(struct gomp_team *team, struct nest_thread **threads);
+/* Threads acquired and not launched go back idle. */
+void gomp_nest_release(struct nest_thread **threads, int n);
+void gomp_nest_join(struct gomp_team *team);
+void gomp_nest_barrier(struct lc_barrier *b);
+
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
 void GOMP_loop_end(void);
@@ -117,6 +165,26 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
                void *detach);
 void GOMP_taskgroup_start(void);
 void GOMP_taskgroup_end(void);
+/* reduction.c: task reductions.  A taskgroup of a team (task.c) keeps
+ * the reduction arrays its tasks see, inherited from the enclosing one. */
+struct gomp_taskgroup {
+    struct lc_taskgroup g;
+    uintptr_t *reductions;
+};
+/* The reduction arrays the running task sees, NULL none. */
+uintptr_t *gomp_reductions(void);
+void gomp_serial_reductions_pop(unsigned depth);
+void gomp_parallel_reductions_register(uintptr_t *data, unsigned nthreads);
+void gomp_taskloop_reductions(void *data);
+/* reduction(task, ...) on a worksharing construct: opens the member's
+ * taskgroup and registers data, on the chunks of orig (the first member's
+ * arrays) unless orig is NULL (the first member);
+ * GOMP_workshare_task_reduction_unregister ends it. */
+void gomp_ws_reductions_begin(uintptr_t *data, const uintptr_t *orig);
+void GOMP_taskgroup_reduction_register(uintptr_t *data);
+void GOMP_taskgroup_reduction_unregister(uintptr_t *data);
+void GOMP_workshare_task_reduction_unregister(bool cancelled);
+
 /* Loud failure for an unsupported use; names the entry point. */
 _Noreturn void gomp_unsupported(const char *what, const char *why);
 

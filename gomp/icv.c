@@ -24,6 +24,10 @@ struct gomp_icv gomp_icv = { .nthreads = 0, .run_sched = GS_DYNAMIC, .run_chunk 
                               .dynamic = 0, .max_active_levels = 1, .max_task_priority = 0,
                               .cancellation = 0 };
 
+/* Nested regions get teams of their own (parallel.c, nest.c) down to this
+ * many active levels, libgomp's figure. */
+#define SUPPORTED_LEVELS 255
+
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -93,13 +97,36 @@ void gomp_read_env(void)
     const char *s;
     long v;
     if ((s = getenv("OMP_NUM_THREADS")) && *s) {
-        /* a list gives the nested levels' counts; nested regions here have
-         * one thread, so only the first value matters */
-        if (parse_long(s, 1, LC_MAX_WORKERS, &v) == 0)
-            gomp_icv.nthreads = (int)v;
-        else
+        /* a list gives the nested levels' counts: the first the outermost
+         * region's, value L the members' ICV at level L (team_new) */
+        int n = 0, vals[GOMP_NTHREADS_LIST];
+        const char *p = s;
+        for (;;) {
+            if (parse_long(p, 1, LC_MAX_WORKERS, &v) < 0 || n == GOMP_NTHREADS_LIST) {
+                n = -1;
+                break;
+            }
+            vals[n++] = (int)v;
+            if (!(p = strchr(p, ',')))
+                break;
+            p++;
+        }
+        if (n > 0) {
+            gomp_icv.nthreads = vals[0];
+            memcpy(gomp_icv.nthreads_list, vals, (size_t)n * sizeof vals[0]);
+            gomp_icv.nthreads_list_len = n;
+        } else {
             bad("OMP_NUM_THREADS", s, "a positive integer (or a list of them)");
+        }
     }
+    /* as libgomp: OMP_NESTED=true, or a list of thread counts, allows
+     * every supported level, unless OMP_NESTED=false or
+     * OMP_MAX_ACTIVE_LEVELS (read below) says otherwise */
+    int nested = -1;
+    if ((s = getenv("OMP_NESTED")) && *s && read_bool("OMP_NESTED", s, &nested) == 0 && nested)
+        gomp_icv.max_active_levels = SUPPORTED_LEVELS;
+    else if (nested != 0 && gomp_icv.nthreads_list_len > 1)
+        gomp_icv.max_active_levels = SUPPORTED_LEVELS;
     if ((s = getenv("OMP_SCHEDULE")) && *s)
         read_schedule(s);
     if ((s = getenv("OMP_DYNAMIC")) && *s)
@@ -200,20 +227,28 @@ GOMP_EXPORT int omp_get_dynamic(void)
     return gomp_icv.dynamic;
 }
 
+/* As libgomp: nesting on is every supported level, off is one. */
 GOMP_EXPORT void omp_set_nested(int v)
 {
-    (void)v;   /* nested regions have one thread here */
+    gomp_read_env();
+    if (v)
+        gomp_icv.max_active_levels = SUPPORTED_LEVELS;
+    else if (gomp_icv.max_active_levels > 1)
+        gomp_icv.max_active_levels = 1;
 }
 
 GOMP_EXPORT int omp_get_nested(void)
 {
-    return 0;
+    gomp_read_env();
+    return gomp_icv.max_active_levels > 1
+           && gomp_icv.max_active_levels > (int)gomp_thr.active_level;
 }
 
 GOMP_EXPORT void omp_set_max_active_levels(int v)
 {
+    gomp_read_env();
     if (v >= 0)
-        gomp_icv.max_active_levels = v;
+        gomp_icv.max_active_levels = v < SUPPORTED_LEVELS ? v : SUPPORTED_LEVELS;
 }
 
 GOMP_EXPORT int omp_get_max_active_levels(void)
@@ -224,7 +259,7 @@ GOMP_EXPORT int omp_get_max_active_levels(void)
 
 GOMP_EXPORT int omp_get_supported_active_levels(void)
 {
-    return 1;
+    return SUPPORTED_LEVELS;
 }
 
 GOMP_EXPORT int omp_get_level(void)
@@ -237,21 +272,30 @@ GOMP_EXPORT int omp_get_active_level(void)
     return (int)gomp_thr.active_level;
 }
 
-/* Ancestor numbers and team sizes: the only active level is the team's. */
+/* The record of level 1..gomp_thr.level (each region keeps one per
+ * member, linked to the levels around it), or NULL for level 0. */
+static const struct gomp_level *level_rec(int level)
+{
+    const struct gomp_level *l = gomp_thr.lv;
+    for (int k = (int)gomp_thr.level; l && k > level; k--)
+        l = l->up;
+    return level > 0 ? l : NULL;
+}
+
 GOMP_EXPORT int omp_get_ancestor_thread_num(int level)
 {
     if (level < 0 || level > (int)gomp_thr.level)
         return -1;
-    /* level 0 is the initial thread, and the levels other than the
-     * active team's are regions of one thread: thread number 0 */
-    return gomp_thr.team && level == (int)gomp_thr.level ? gomp_thr.id : 0;
+    const struct gomp_level *l = level_rec(level);
+    return l ? l->id : 0;   /* level 0: the initial thread */
 }
 
 GOMP_EXPORT int omp_get_team_size(int level)
 {
     if (level < 0 || level > (int)gomp_thr.level)
         return -1;
-    return gomp_thr.team && level == (int)gomp_thr.level ? gomp_thr.team->nthreads : 1;
+    const struct gomp_level *l = level_rec(level);
+    return l ? l->size : 1;
 }
 
 GOMP_EXPORT void omp_set_schedule(int kind, int chunk)

@@ -3,12 +3,13 @@
  * combined parallel loops), barriers, single, and the start and end of the
  * Locus runtime under an OpenMP program.
  *
- * A region's team is the whole Locus worker pool, so that every task of the
- * region is run by a team member (omp_get_thread_num() inside a task is the
- * number of the thread running it, as with libgomp).  The pool is started
- * by the first region, in team mode, with the region's thread count; a
- * later outermost region asking for another count restarts it (what the
- * runtime learned about data placement starts afresh then).
+ * An outermost region's team is the whole Locus worker pool, so that every
+ * task of the region is run by a team member (omp_get_thread_num() inside
+ * a task is the number of the thread running it, as with libgomp).  The
+ * pool is started by the first region, in team mode, with the region's
+ * thread count; a later outermost region asking for another count restarts
+ * it (what the runtime learned about data placement starts afresh then).
+ * A nested region's team is made of extra threads (nest.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -88,14 +89,24 @@ __attribute__((destructor)) static void gomp_fini(void)
         locus_finalize();
 }
 
-/* The state of member id of team, entered from saved; task_id: an address
- * unique while the member's implicit task runs (it owns nestable locks). */
-static void member_enter(struct gomp_team *team, int id, const struct gomp_thread *saved,
+void gomp_team_barrier(struct gomp_team *team)
+{
+    if (team->nested)
+        gomp_nest_barrier(&team->barrier);
+    else
+        lc_barrier_wait(lc_self, &team->barrier);
+}
+
+/* The state of member id of team; lv: the member's level record, which
+ * lives as long as its part of the region; task_id: an address unique
+ * while the member's implicit task runs (it owns nestable locks). */
+static void member_enter(struct gomp_team *team, int id, struct gomp_level *lv,
                          const void *task_id)
 {
+    *lv = (struct gomp_level){ .up = team->up, .id = id, .size = team->nthreads };
     gomp_thr = (struct gomp_thread){
-        .team = team, .id = id, .level = saved->level + 1,
-        .active_level = saved->active_level + 1, .nthreads_var = team->nthreads_var,
+        .team = team, .id = id, .level = team->level, .active_level = team->active_level,
+        .nthreads_var = team->nthreads_var, .par_red = team->reductions, .lv = lv,
     };
     gomp_task_id_set(task_id);
     if (team->preset) {                   /* a combined parallel loop */
@@ -104,13 +115,15 @@ static void member_enter(struct gomp_team *team, int id, const struct gomp_threa
     }
 }
 
-/* Member i > 0's part of a region: the user's function, then the region's
- * closing barrier, which also waits for every task of the region. */
+/* Member i > 0's part of an outermost region: the user's function, then
+ * the region's closing barrier, which also waits for every task of the
+ * region. */
 static void member_main(void *arg)
 {
     struct gomp_team *team = arg;
     struct gomp_thread saved = gomp_thr;
-    member_enter(team, lc_self->id, &saved, &saved);
+    struct gomp_level lv;
+    member_enter(team, lc_self->id, &lv, &saved);
     team->fn(team->data);
     lc_barrier_wait(lc_self, &team->barrier);
     gomp_thr = saved;
@@ -121,17 +134,34 @@ struct gomp_region {
     struct gomp_thread saved;     /* the thread's state outside */
     struct gomp_team *team;       /* NULL: the region has one thread */
     struct lc_task *saved_task;
+    int extra;                    /* nested team: extra threads reserved */
+    struct gomp_level lv;         /* the starting thread's level record */
     struct gomp_ws local;         /* loop storage when it has one thread */
 };
 
-static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct gomp_ws *preset)
+/* The nthreads ICV of the members of a region started from outside: the
+ * OMP_NUM_THREADS list's value for the next level when it has one, else
+ * the starting task's (inherited). */
+static int level_nthreads_var(const struct gomp_thread *outside)
+{
+    unsigned next = outside->level + 1;   /* the list's index of the level below */
+    if (next < (unsigned)gomp_icv.nthreads_list_len)
+        return gomp_icv.nthreads_list[next];
+    return outside->nthreads_var;
+}
+
+static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct gomp_ws *preset,
+                                  int nthreads, const struct gomp_thread *outside)
 {
     struct gomp_team *team = aligned_alloc(64, (sizeof *team + 63) / 64 * 64);
     if (!team)
         return NULL;
     memset(team, 0, sizeof *team);
-    team->nthreads = lc_rt->nworkers;
-    team->nthreads_var = gomp_thr.nthreads_var;   /* the members inherit it */
+    team->nthreads = nthreads;
+    team->level = outside->level + 1;
+    team->active_level = outside->active_level + 1;
+    team->up = outside->lv;
+    team->nthreads_var = level_nthreads_var(outside);
     lc_barrier_init(&team->barrier, (uint32_t)team->nthreads);
     pthread_mutex_init(&team->ws_lock, NULL);
     team->fn = fn;
@@ -151,22 +181,68 @@ static void team_free(struct gomp_team *team)
     free(team);
 }
 
+/* Registers the region's reduction arrays (GOMP_parallel_reductions) for
+ * team, before any member can run a task. */
+static void team_reductions(struct gomp_team *team, uintptr_t *red)
+{
+    if (red) {
+        gomp_parallel_reductions_register(red, (unsigned)team->nthreads);
+        team->reductions = red;
+    }
+}
+
+/* A region nested in an active one, of n > 1 threads: a team of extra
+ * threads (nest.c), or NULL (no thread left under the limit, none could
+ * be made, or no memory).  *registered: red was registered (for the
+ * team's size).  A team gets the threads that could be had. */
+static struct gomp_team *nested_begin(struct gomp_region *r, void (*fn)(void *), void *data,
+                                      int n, const struct gomp_ws *preset, uintptr_t *red,
+                                      int *registered)
+{
+    int k = gomp_nest_reserve(n - 1);
+    if (k == 0)
+        return NULL;
+    struct nest_thread *stack[16], **threads = k <= 16 ? stack : malloc((size_t)k * sizeof *threads);
+    int got = threads ? gomp_nest_acquire(k, threads) : 0;
+    struct gomp_team *team = got ? team_new(fn, data, preset, got + 1, &r->saved) : NULL;
+    if (!team) {
+        if (got)   /* no memory for the team: the threads go back idle */
+            gomp_nest_release(threads, got);
+        got = 0;
+    }
+    gomp_nest_unreserve(k - got);
+    if (team) {
+        team->nested = 1;
+        team_reductions(team, red);
+        *registered = red != NULL;
+        gomp_nest_launch(team, threads);
+        r->extra = got;
+    }
+    if (threads != stack)
+        free(threads);
+    return team;
+}
+
 /*
  * Starts a region on the calling thread, which then runs fn's part of
  * member 0 and calls region_end(): with the whole worker pool when the
- * caller is the pool's initial thread outside any region or task, else
- * (nested, inside a task, on another thread, or the runtime cannot start)
- * with the calling thread alone.  preset: the combined loop members start in.
+ * caller is the pool's initial thread outside any region or task; with a
+ * team of extra threads when nested in an active region and
+ * max-active-levels allows; else (inside a task at level 0, on another
+ * thread, or the runtime cannot start) with the calling thread alone.
+ * preset: the combined loop members start in; red: GOMP_parallel_reductions'
+ * arrays, or NULL.
  */
 static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
-                         unsigned num_threads, const struct gomp_ws *preset)
+                         unsigned num_threads, const struct gomp_ws *preset, uintptr_t *red)
 {
     struct gomp_thread *thr = &gomp_thr;
     int n = num_threads ? (int)num_threads : gomp_nthreads_var();
     r->saved = *thr;
     r->team = NULL;
+    r->extra = 0;
 
-    int rc = -ENOTSUP;
+    int rc = -ENOTSUP, registered = 0;
     gomp_read_env();
     if (thr->active_level == 0 && n != 1 && gomp_icv.max_active_levels > 0
         && !(lc_self && lc_rt && lc_self->cur != lc_rt->root)
@@ -174,24 +250,38 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
         struct lc_worker *w = gomp_worker();
         if (!w || w->id != 0)
             rc = -ENOTSUP;   /* not the thread the pool belongs to */
-        else if (!(r->team = team_new(fn, data, preset)))
+        else if (!(r->team = team_new(fn, data, preset, lc_rt->nworkers, &r->saved)))
             rc = -ENOMEM;
-        else if ((rc = lc_team_start(member_main, r->team, &r->saved_task)) < 0) {
-            team_free(r->team);
-            r->team = NULL;
+        else {
+            team_reductions(r->team, red);
+            if ((rc = lc_team_start(member_main, r->team, &r->saved_task)) < 0) {
+                /* the arrays stay registered, for the one thread below */
+                registered = red != NULL;
+                team_free(r->team);
+                r->team = NULL;
+            }
         }
+    } else if (thr->active_level > 0 && n > 1
+               && (int)thr->active_level < gomp_icv.max_active_levels) {
+        r->team = nested_begin(r, fn, data, n, preset, red, &registered);
     }
     if (r->team) {
-        member_enter(r->team, 0, &r->saved, r);
+        member_enter(r->team, 0, &r->lv, r);
         return;
     }
     if (rc != -ENOTSUP)
         warn_once(rc);
+    r->lv = (struct gomp_level){ .up = r->saved.lv, .id = 0, .size = 1 };
     gomp_thr = (struct gomp_thread){
         .team = NULL, .id = 0, .level = r->saved.level + 1,
-        .active_level = r->saved.active_level, .nthreads_var = r->saved.nthreads_var,
-        .serial_ws = &r->local,
+        .active_level = r->saved.active_level, .nthreads_var = level_nthreads_var(&r->saved),
+        .serial_ws = &r->local, .lv = &r->lv,
     };
+    if (red) {
+        if (!registered)
+            gomp_parallel_reductions_register(red, 1);
+        gomp_thr.par_red = red;
+    }
     gomp_task_id_set(r);   /* the region's implicit task */
     if (preset) {
         memcpy(&r->local, preset, sizeof r->local);
@@ -201,7 +291,13 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
 
 static void region_end(struct gomp_region *r)
 {
-    if (r->team) {
+    if (r->team && r->team->nested) {
+        gomp_nest_barrier(&r->team->barrier);
+        gomp_thr = r->saved;
+        gomp_nest_join(r->team);
+        gomp_nest_unreserve(r->extra);
+        team_free(r->team);
+    } else if (r->team) {
         lc_barrier_wait(lc_self, &r->team->barrier);
         gomp_thr = r->saved;
         lc_team_join(r->saved_task);
@@ -216,7 +312,7 @@ void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                    const struct gomp_ws *preset)
 {
     struct gomp_region r;
-    region_begin(&r, fn, data, num_threads, preset);
+    region_begin(&r, fn, data, num_threads, preset, NULL);
     fn(data);
     region_end(&r);
 }
@@ -228,13 +324,28 @@ GOMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_thre
     gomp_parallel(fn, data, num_threads, NULL);
 }
 
+/* parallel reduction(task, ...): the region's reduction arrays are the
+ * first word of data; gcc's code combines and unregisters them after.
+ * Returns the team's size. */
+GOMP_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data,
+                                              unsigned num_threads, unsigned flags)
+{
+    (void)flags;
+    struct gomp_region r;
+    region_begin(&r, fn, data, num_threads, NULL, *(uintptr_t **)data);
+    unsigned n = r.team ? (unsigned)r.team->nthreads : 1;
+    fn(data);
+    region_end(&r);
+    return n;
+}
+
 /* The pre-4.0 ABI: the caller runs fn(data) itself between the two. */
 GOMP_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned num_threads)
 {
     struct gomp_region *r = malloc(sizeof *r);
     if (!r)
         gomp_unsupported("GOMP_parallel_start", "out of memory for a parallel region");
-    region_begin(r, fn, data, num_threads, NULL);
+    region_begin(r, fn, data, num_threads, NULL, NULL);
     gomp_thr.region = r;
 }
 
@@ -251,7 +362,7 @@ GOMP_EXPORT void GOMP_barrier(void)
 {
     struct gomp_thread *thr = &gomp_thr;
     if (thr->team)
-        lc_barrier_wait(lc_self, &thr->team->barrier);
+        gomp_team_barrier(thr->team);
     else
         gomp_detach_wait_parked();   /* detach.c: tasks of a region of one thread */
 }
@@ -277,7 +388,7 @@ GOMP_EXPORT void *GOMP_single_copy_start(void)
     struct gomp_thread *thr = &gomp_thr;
     if (!thr->team || GOMP_single_start())
         return NULL;
-    lc_barrier_wait(lc_self, &thr->team->barrier);
+    gomp_team_barrier(thr->team);
     return thr->team->copyprivate;
 }
 
@@ -287,5 +398,5 @@ GOMP_EXPORT void GOMP_single_copy_end(void *data)
     if (!thr->team)
         return;
     thr->team->copyprivate = data;   /* published by the barrier's release */
-    lc_barrier_wait(lc_self, &thr->team->barrier);
+    gomp_team_barrier(thr->team);
 }

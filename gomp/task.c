@@ -1,6 +1,6 @@
 /*
  * task.c - explicit tasks of the libgomp ABI: GOMP_task with its clauses
- * and both depend-array formats, taskloop (without reductions), taskwait
+ * and both depend-array formats, taskloop (its reductions: reduction.c), taskwait
  * (plain and with depend), taskyield and taskgroups, onto locus_spawn()
  * and the runtime's groups.
  *
@@ -9,6 +9,7 @@
  * addresses are also what NAFT places the task by.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,7 +240,7 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
              void *detach)
 {
     struct gomp_thread *thr = &gomp_thr;
-    struct lc_worker *w = thr->team ? lc_self : NULL;
+    struct lc_worker *w = gomp_task_worker();
     int final = (flags & TF_FINAL) != 0;
     /* detach clause (detach.c): deferred tasks carry the handle into their
      * body; a task run here is waited for (parked: a later task may fulfil it) */
@@ -319,7 +320,7 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
                            void **depend, int priority, void *detach)
 {
     const struct gomp_thread *thr = &gomp_thr;
-    if (__builtin_expect(thr->team && !thr->in_final && if_clause && !cpyfn
+    if (__builtin_expect(thr->team && !thr->team->nested && !thr->in_final && if_clause && !cpyfn
                          && !(flags & (TF_FINAL | TF_DETACH | TF_PRIORITY))
                          && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64)), 1)) {
         size_t n = (flags & TF_DEPEND) && depend ? depend_count(depend) : 0;
@@ -338,7 +339,7 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
 
 GOMP_EXPORT void GOMP_taskwait(void)
 {
-    if (gomp_thr.team && lc_self)
+    if (gomp_task_worker())
         locus_taskwait();
     else
         gomp_detach_wait_parked();   /* tasks ran at once: their events remain */
@@ -348,7 +349,7 @@ GOMP_EXPORT void GOMP_taskwait(void)
  * name, which is what an empty undeferred task with them does. */
 GOMP_EXPORT void GOMP_taskwait_depend(void **depend)
 {
-    struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
+    struct lc_worker *w = gomp_task_worker();
     if (!w || gomp_thr.in_final)
         return;
     size_t n = depend_count(depend);
@@ -370,25 +371,34 @@ GOMP_EXPORT void GOMP_taskyield(void)
 
 GOMP_EXPORT void GOMP_taskgroup_start(void)
 {
-    struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
-    if (!w)
-        return;   /* tasks here run at once: nothing to wait for */
+    struct lc_worker *w = gomp_task_worker();
+    if (!w) {
+        /* tasks here run at once: nothing to wait for; the depth tells
+         * the group's task reductions apart (reduction.c) */
+        gomp_thr.serial_tg_depth++;
+        return;
+    }
     /* without memory for a group, its end waits for every child; groups
      * nested in such a group do the same, which keeps begin/end paired */
     lc_task_groups_init(w->cur);
-    struct lc_taskgroup *g = w->cur->tg_nomem ? NULL : malloc(sizeof *g);
+    struct gomp_taskgroup *g = w->cur->tg_nomem ? NULL : malloc(sizeof *g);
     if (!g) {
         w->cur->tg_nomem++;
         return;
     }
-    lc_taskgroup_begin(w, g);
+    g->reductions = gomp_reductions();   /* a group inherits the enclosing ones */
+    lc_taskgroup_begin(w, &g->g);
 }
 
 GOMP_EXPORT void GOMP_taskgroup_end(void)
 {
-    struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
+    struct lc_worker *w = gomp_task_worker();
     if (!w) {
         gomp_detach_wait_parked();   /* tasks ran at once: their events remain */
+        if (gomp_thr.serial_tg_depth) {
+            gomp_serial_reductions_pop(gomp_thr.serial_tg_depth);
+            gomp_thr.serial_tg_depth--;
+        }
         return;
     }
     if (w->cur->tg_nomem) {
@@ -398,7 +408,7 @@ GOMP_EXPORT void GOMP_taskgroup_end(void)
     }
     struct lc_taskgroup *g = w->cur->tg_open;
     lc_taskgroup_end(w, g);
-    free(g);
+    free((char *)g - offsetof(struct gomp_taskgroup, g));
 }
 
 /* ---- taskloop: the iterations cut into tasks, each given its bounds in
@@ -427,7 +437,7 @@ static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
         struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var, NULL };
         if ((b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))) {
             set_bounds(b.data, is_ull, lo, hi);
-            if (!(gomp_thr.team && lc_self && !gomp_thr.in_final && (flags & TF_IF))
+            if (!(gomp_task_worker() && !gomp_thr.in_final && (flags & TF_IF))
                 || spawn_prio(run_boxed, &b, sizeof b, NULL, 0,
                               task_priority(flags, priority)) != 0)
                 run_boxed(&b);   /* included, undeferred, or out of memory: now */
@@ -457,10 +467,15 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
                      long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
                      int priority, int is_ull, ull n, ull start, ull step)
 {
-    if (flags & TF_REDUCTION)
-        gomp_unsupported("GOMP_taskloop", "taskloop reductions are not supported");
-    if (n == 0)
+    /* reduction(...) (without nogroup): the loop's taskgroup registers
+     * gcc's arrays (reduction.c); an empty loop registers none, and says
+     * so to gcc's code by a zero in the array's third word */
+    int red = (flags & (TF_REDUCTION | TF_NOGROUP)) == TF_REDUCTION;
+    if (n == 0) {
+        if (red)
+            ((uintptr_t **)data)[2][2] = 0;
         return;
+    }
     ull ntasks, grain = 0;
     /* TF_STRICT goes with num_tasks(strict:) too, where it changes nothing
      * here: only a strict grainsize fixes each task's size */
@@ -478,6 +493,8 @@ static void taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void 
     }
     if (!(flags & TF_NOGROUP))
         GOMP_taskgroup_start();
+    if (red)
+        gomp_taskloop_reductions(data);
     ull per = n / ntasks, extra = n % ntasks, first = 0;
     for (ull k = 0; k < ntasks; k++) {
         /* strict grainsize: exactly grain per task, the last takes the rest;

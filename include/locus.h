@@ -26,7 +26,8 @@ extern "C" {
 #endif
 
 /** API version: major * 10000 + minor * 100 + patch. */
-#define LOCUS_API_VERSION 300  /* 0.3.0: events, block/unblock, polling services;
+#define LOCUS_API_VERSION 300  /* 0.3.0: events, block/unblock, polling services, task
+                                   reductions (locus_reduction_*, locus_task_attr_t.reduction);
                                   0.2.0: locus_alloc, locus_free, locus_spawn_attr (node, priority), bytes_placed */
 /** Defined when locus_counters_start() and friends are declared. */
 #define LOCUS_HAVE_COUNTERS 1
@@ -120,13 +121,17 @@ typedef struct locus_task_attr {
     int pad0_;     /**< the tail padding of the first version: never read */
     int priority;  /**< 0 (default) .. LOCUS_PRIORITY_MAX: larger runs sooner among
                         ready tasks (see locus_spawn_attr(3)); negative is an error */
+    int pad1_;     /**< the tail padding of the second version: never read */
+    struct locus_reduction *reduction;   /**< NULL (default), or a reduction the task
+                        takes part in (locus_reduction_create(3)): locus_reduction_finish()
+                        waits for it */
 } locus_task_attr_t;
 
 /** The largest task priority (locus_task_attr_t.priority). */
 #define LOCUS_PRIORITY_MAX 65535
 
 /** Every option at its default: locus_task_attr_t a = LOCUS_TASK_ATTR_INIT; */
-#define LOCUS_TASK_ATTR_INIT { sizeof(locus_task_attr_t), LOCUS_NODE_ANY, 0, 0 }
+#define LOCUS_TASK_ATTR_INIT { sizeof(locus_task_attr_t), LOCUS_NODE_ANY, 0, 0, 0, 0 }
 
 /**
  * locus_spawn() with per-task options (attr NULL: exactly locus_spawn()).
@@ -143,12 +148,41 @@ typedef struct locus_task_attr {
  * usual order (the spawner's newest first, thieves the oldest).
  * Returns what locus_spawn() returns, and -EINVAL for attr->size too
  * small or over 4096 (uninitialised), unknown options set, a node that is
- * neither LOCUS_NODE_ANY nor 0..locus_num_nodes()-1, or a priority below
- * 0 or above LOCUS_PRIORITY_MAX.
+ * neither LOCUS_NODE_ANY nor 0..locus_num_nodes()-1, a priority below
+ * 0 or above LOCUS_PRIORITY_MAX, or a reduction that is not open (see
+ * locus_reduction_create()).
  */
 LOCUS_API int locus_spawn_attr(locus_task_fn fn, const void *arg, size_t arg_size,
                                const locus_dep_t *deps, size_t ndeps,
                                const locus_task_attr_t *attr);
+
+/**
+ * Task reductions.  A reduction has a target of size bytes, a private copy
+ * of it per worker (made on the worker's first locus_reduction_local()
+ * call, on its own NUMA node, set by init, or zeroed when init is NULL),
+ * and a combine function, which must be associative and commutative.
+ * Tasks that update it are spawned with locus_task_attr_t.reduction set to
+ * it, and update locus_reduction_local()'s copy only.
+ * locus_reduction_finish() waits for every such task (running others
+ * meanwhile), combines each worker's copy into target, and frees the
+ * reduction: target then equals the serial result.
+ */
+typedef struct locus_reduction locus_reduction_t;
+typedef void (*locus_reduce_init_fn)(void *priv);
+typedef void (*locus_reduce_combine_fn)(void *into, const void *from);
+
+/** Opens a reduction into *red.  0; -EINVAL for red, target or combine
+ * NULL or size 0; -ENOMEM; -EPERM/-ENOTSUP as locus_spawn(). */
+LOCUS_API int locus_reduction_create(locus_reduction_t **red, void *target, size_t size,
+                                     locus_reduce_init_fn init,
+                                     locus_reduce_combine_fn combine);
+/** The calling worker's private copy of red, or NULL (with the reason in
+ * locus_error_message()) when red is not open or this is not a worker, or
+ * out of memory. */
+LOCUS_API void *locus_reduction_local(locus_reduction_t *red);
+/** Waits for red's tasks, combines into its target, frees red.  0; -EINVAL
+ * when red is not open; -EPERM/-ENOTSUP as locus_spawn(). */
+LOCUS_API int locus_reduction_finish(locus_reduction_t *red);
 
 /**
  * Waits until every child of the calling task is complete; the calling

@@ -291,6 +291,10 @@ void lc_locality_ran(struct lc_worker *w, struct lc_task *t);
 
 /* spawn.c: -EPERM (not running) or -ENOTSUP (foreign thread), with a message */
 int lc_not_worker(const char *fn);
+/* reduction.c: lc_spawn_hinted() of a task taking part in red (locus_spawn_attr). */
+int lc_reduction_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
+                       const locus_dep_t *deps, size_t ndeps, int hint, int prio,
+                       struct locus_reduction *red);
 /* spawn.c: locus_spawn() asking a placing scheduler for node hint (-1 none),
  * with priority prio (0 none, else up to LOCUS_PRIORITY_MAX: sched/prio.h) */
 int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,

@@ -212,6 +212,25 @@ static void test_worksharing(void **state)
     same_as_libgomp("omp_worksharing");
 }
 
+/* Task reductions (taskgroup, in_reduction, taskloop, parallel with the
+ * task modifier): libgomp's sums in every configuration. */
+static void test_reductions(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_reductions");
+}
+
+/* Nested parallel regions with teams of their own (levels, sizes,
+ * ancestors, max-active-levels, worksharing and tasks inside): libgomp's
+ * answers in every configuration. */
+static void test_nested(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_nested");
+}
+
 /* Semantics once silently wrong (tests/gomp/omp_icv.c says which): as
  * libgomp in every configuration, and LOCUS_THREADS does not override the
  * num_threads clause or omp_set_num_threads(). */
@@ -476,6 +495,8 @@ int main(void)
         cmocka_unit_test(test_abi_is_libgomps),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_worksharing),
+        cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_nested),
         cmocka_unit_test(test_icv_and_friends),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
