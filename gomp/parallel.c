@@ -146,6 +146,8 @@ static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct g
 
 static void team_free(struct gomp_team *team)
 {
+    for (int i = 0; i < GOMP_WS_RING; i++)
+        gomp_ws_release(&team->ws[i]);   /* loop.c: blocks of the last loops */
     pthread_mutex_destroy(&team->ws_lock);
     free(team);
 }
@@ -206,6 +208,7 @@ static void region_end(struct gomp_region *r)
         lc_team_join(r->saved_task);
         team_free(r->team);
     } else {
+        gomp_ws_release(&r->local);   /* loop.c: what the last loop owned */
         gomp_thr = r->saved;
     }
 }
