@@ -194,6 +194,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
         .serial_ws = &r->local,
     };
     gomp_task_id_set(r);   /* the region's implicit task */
+    memset(&r->local, 0, sizeof r->local);   /* region_end releases what it owns */
     if (preset) {
         memcpy(&r->local, preset, sizeof r->local);
         gomp_thr.ws = &r->local;
