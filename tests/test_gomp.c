@@ -212,6 +212,14 @@ static void test_worksharing(void **state)
     same_as_libgomp("omp_worksharing");
 }
 
+/* ordered, doacross, conditional lastprivate, scan (tests/gomp/omp_ordered.c) */
+static void test_ordered_and_doacross(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_ordered");
+}
+
 /* Semantics once silently wrong (tests/gomp/omp_icv.c says which): as
  * libgomp in every configuration, and LOCUS_THREADS does not override the
  * num_threads clause or omp_set_num_threads(). */
@@ -309,14 +317,14 @@ static void test_unimplemented_is_loud(void **state)
     struct result r;
     run(&r, "omp_unsupported", 1, NULL);
     if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT)
-        fail_msg("ordered on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
-    assert_non_null(strstr(r.err, "GOMP_loop_ordered_dynamic_start"));
+        fail_msg("OpenACC on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
+    assert_non_null(strstr(r.err, "acc_get_num_devices"));
     assert_non_null(strstr(r.err, "not implemented"));
-    assert_null(strstr(r.out, "ordered"));   /* it stopped before printing */
+    assert_null(strstr(r.out, "host devices"));   /* it stopped before printing */
     if (!tsan) {
         run(&r, "omp_unsupported", 0, NULL);
-        expect_ok(&r, "ordered on libgomp");
-        assert_string_equal(r.out, "ordered 4950\n");
+        expect_ok(&r, "OpenACC on libgomp");
+        assert_string_equal(r.out, "host devices 1\n");
     }
 }
 
@@ -476,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_abi_is_libgomps),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_worksharing),
+        cmocka_unit_test(test_ordered_and_doacross),
         cmocka_unit_test(test_icv_and_friends),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
