@@ -57,14 +57,38 @@ static struct lc_taskgroup *current_group(void)
     return g;
 }
 
+/*
+ * Without a team, tasks run at once and taskgroups are only counted
+ * (gomp_thr.serial_tg_depth); a cancel taskgroup marks the depth of the
+ * innermost open one, which stays cancelled until it ends.
+ */
+void gomp_serial_taskgroup(int begin)
+{
+    struct gomp_thread *thr = &gomp_thr;
+    if (begin) {
+        thr->serial_tg_depth++;
+        return;
+    }
+    if (thr->serial_tg_cancelled == thr->serial_tg_depth)
+        thr->serial_tg_cancelled = 0;
+    if (thr->serial_tg_depth)
+        thr->serial_tg_depth--;
+}
+
+static bool group_cancelled(void)
+{
+    const struct gomp_thread *thr = &gomp_thr;
+    if (!thr->team)
+        return thr->serial_tg_cancelled != 0;
+    struct lc_taskgroup *g = current_group();
+    return g && atomic_load_explicit(&g->cancelled, memory_order_acquire);
+}
+
 bool gomp_task_creation_cancelled(void)
 {
     if (!gomp_icv.cancellation)
         return false;
-    if (team_cancelled(gomp_thr.team))
-        return true;
-    struct lc_taskgroup *g = current_group();
-    return g && atomic_load_explicit(&g->cancelled, memory_order_acquire);
+    return team_cancelled(gomp_thr.team) || group_cancelled();
 }
 
 GOMP_EXPORT bool GOMP_cancellation_point(int which)
@@ -76,8 +100,7 @@ GOMP_EXPORT bool GOMP_cancellation_point(int which)
         if (thr->ws && atomic_load_explicit(&thr->ws->cancelled, memory_order_relaxed))
             return true;
     } else if (which & CANCEL_TASKGROUP) {
-        struct lc_taskgroup *g = current_group();
-        if (g && atomic_load_explicit(&g->cancelled, memory_order_acquire))
+        if (group_cancelled())
             return true;
         /* and cancel parallel cancels the region's explicit tasks too */
     }
@@ -100,6 +123,8 @@ GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel)
         struct lc_taskgroup *g = current_group();
         if (g)
             lc_taskgroup_cancel(g);
+        else if (!thr->team && thr->serial_tg_depth && !thr->serial_tg_cancelled)
+            thr->serial_tg_cancelled = thr->serial_tg_depth;
         return true;
     }
     if (thr->team)

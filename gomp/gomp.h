@@ -96,6 +96,10 @@ struct gomp_thread {
     struct gomp_ws *serial_ws;    /* loop storage of a region of one thread */
     uint64_t static_next;         /* static loops: chunk number to take next */
     uint64_t ord_lo, ord_hi;      /* ordered loops: the chunk held, lo == hi none */
+    /* taskgroups of a thread without a team, whose tasks run at once
+     * (cancel.c): how many are open, and the depth of the outermost
+     * cancelled one, 0 none */
+    unsigned serial_tg_depth, serial_tg_cancelled;
     int nthreads_var;             /* omp_set_num_threads() of this thread, 0 unset */
     struct gomp_region *region;   /* innermost GOMP_parallel_start region it started */
     /* The OpenMP task running here, which owns the nestable locks it sets
@@ -165,6 +169,8 @@ void gomp_doacross_free(struct gomp_doacross *dx);
 /* Cancellation is on (OMP_CANCELLATION) and the calling thread's team or
  * its innermost taskgroup is cancelled: a new task is not created. */
 bool gomp_task_creation_cancelled(void);
+/* A taskgroup begins or ends on a thread without a team (task.c). */
+void gomp_serial_taskgroup(int begin);
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
 void GOMP_loop_end(void);

@@ -351,8 +351,10 @@ GOMP_EXPORT void GOMP_taskyield(void)
 GOMP_EXPORT void GOMP_taskgroup_start(void)
 {
     struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
-    if (!w)
+    if (!w) {
+        gomp_serial_taskgroup(1);   /* kept for cancel taskgroup (cancel.c) */
         return;   /* tasks here run at once: nothing to wait for */
+    }
     /* without memory for a group, its end waits for every child; groups
      * nested in such a group do the same, which keeps begin/end paired */
     lc_task_groups_init(w->cur);
@@ -367,8 +369,10 @@ GOMP_EXPORT void GOMP_taskgroup_start(void)
 GOMP_EXPORT void GOMP_taskgroup_end(void)
 {
     struct lc_worker *w = gomp_thr.team ? lc_self : NULL;
-    if (!w)
+    if (!w) {
+        gomp_serial_taskgroup(0);
         return;
+    }
     if (w->cur->tg_nomem) {
         w->cur->tg_nomem--;
         wait_all_children(w);

@@ -220,6 +220,40 @@ static void test_ordered_and_doacross(void **state)
     same_as_libgomp("omp_ordered");
 }
 
+/* cancellation with OMP_CANCELLATION=true (tests/gomp/omp_cancel.c);
+ * unset, the program is told it is off, as on libgomp */
+static void test_cancellation(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    static const char *const cases[][5] = {
+        { "OMP_CANCELLATION=true", "LOCUS_REGIME=dft", NULL },
+        { "OMP_CANCELLATION=true", "LOCUS_REGIME=naft", NULL },
+        { "OMP_CANCELLATION=true", "OMP_NUM_THREADS=1", NULL },
+        { "OMP_CANCELLATION=true", "LOCUS_REGIME=naft", "LOCUS_TOPOLOGY=bullion-s16",
+          "OMP_NUM_THREADS=16", NULL },
+    };
+    const char *want = "taskgroup: 0 of 100 waiting tasks ran, later task created: no, "
+                       "successor ran: yes\n"
+                       "parallel: 0 members went past the cancelled barrier\n";
+    struct result r;
+    if (!tsan) {
+        run(&r, "omp_cancel", 0, cases[0]);
+        expect_ok(&r, "omp_cancel on libgomp");
+        assert_string_equal(r.out, want);
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run(&r, "omp_cancel", 1, cases[i]);
+        expect_ok(&r, cases[i][1]);
+        if (strcmp(r.out, want))
+            fail_msg("omp_cancel (%s %s): got\n%s", cases[i][1], cases[i][2] ? cases[i][2] : "",
+                     r.out);
+    }
+    run(&r, "omp_cancel", 1, NULL);
+    expect_ok(&r, "omp_cancel without OMP_CANCELLATION");
+    assert_string_equal(r.out, "cancellation off\n");
+}
+
 /* Semantics once silently wrong (tests/gomp/omp_icv.c says which): as
  * libgomp in every configuration, and LOCUS_THREADS does not override the
  * num_threads clause or omp_set_num_threads(). */
@@ -485,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_ordered_and_doacross),
+        cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_icv_and_friends),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
