@@ -46,8 +46,10 @@
 #                  (tests/libgomp-conformance/run; needs gcc-12-source)
 #   check-numa-vm  tests/numa-vm/run: page placement checked in QEMU guests
 #                  with 2 and 4 emulated NUMA nodes
-#   check-asan     everything rebuilt in build-asan/ with ASan+UBSan, tests run
-#   check-tsan     everything rebuilt in build-tsan/ with TSan, tests run
+#   check-asan     everything rebuilt in build-asan/ with ASan+UBSan, tests run,
+#                  then the conformance stage's task-related tests on that
+#                  build's liblocus-gomp (_check-gomp-conformance-san)
+#   check-tsan     the same in build-tsan/ with TSan
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
 #                  sweep of the five benchmarks x three regimes, here and on
 #                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
@@ -155,6 +157,7 @@ PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP) $(GOMP_TEST
 FLAGS_TRACK = $(BUILD)/FLAGS.track
 
 .PHONY: all lib gomp check check-plain check-gomp-conformance _check-gomp-conformance \
+	_check-gomp-conformance-san \
 	check-numa-vm check-asan check-tsan demo install uninstall \
 	deps clean distclean FORCE _run-tests _run-examples
 
@@ -334,11 +337,26 @@ check-numa-vm:
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=asan all
-	@$(MAKE) --no-print-directory BUILD=build-asan SAN=asan _run-tests
+	@rc=0; \
+	$(MAKE) --no-print-directory BUILD=build-asan SAN=asan _run-tests || rc=1; \
+	$(MAKE) --no-print-directory BUILD=build-asan SAN=asan _check-gomp-conformance-san || rc=1; \
+	exit $$rc
 
 check-tsan:
 	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=tsan all
-	@$(MAKE) --no-print-directory BUILD=build-tsan SAN=tsan _run-tests
+	@rc=0; \
+	$(MAKE) --no-print-directory BUILD=build-tsan SAN=tsan _run-tests || rc=1; \
+	$(MAKE) --no-print-directory BUILD=build-tsan SAN=tsan _check-gomp-conformance-san || rc=1; \
+	exit $$rc
+
+# The task-related tests of the conformance stage on the sanitized
+# liblocus-gomp of $(BUILD), the sanitizer's runtime preloaded ahead of the
+# gcc-compiled test programs (tests/libgomp-conformance/run says which).
+_check-gomp-conformance-san:
+	@echo '=== gcc libgomp testsuite, task-related tests, on $(BUILD)/liblocus-gomp ($(SAN))'
+	@$(TEST_ENV) CONFORMANCE_BUILD=$(BUILD) CONFORMANCE_SANITIZER=$(SAN) \
+		RUN_TESTS_TIMEOUT=1200 RUN_TESTS_LABEL=gomp-conformance-$(SAN) \
+		tools/run-tests tests/libgomp-conformance/run
 
 check: deps
 	@$(MAKE) --no-print-directory all

@@ -16,16 +16,32 @@
 #define LC_GOMP_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "futex.h"
 #include "team.h"
 
 #define GOMP_EXPORT __attribute__((visibility("default")))
 
+/* One step of a wait for another member of the team (ordered turns,
+ * doacross sinks, cancellable barriers): a few pauses, then the core is
+ * yielded, as the member waited for may need it (teams can be larger
+ * than the machine). */
+static inline void gomp_pause(unsigned *spins)
+{
+    if (++*spins < 64)
+        cpu_relax();
+    else
+        sched_yield();
+}
+
 /* libgomp's schedule kinds (omp_sched_t values) */
 enum gomp_sched { GS_STATIC = 1, GS_DYNAMIC = 2, GS_GUIDED = 3, GS_AUTO = 4 };
+
+struct gomp_doacross;
 
 /* A worksharing loop in progress.  Iterations are numbered 0..n-1 here;
  * the entry points convert to and from the user's start/incr. */
@@ -33,10 +49,20 @@ struct gomp_ws {
     _Atomic uint64_t construct;   /* 1 + number of the construct using it, 0 free */
     _Atomic int users;            /* members that have not left it */
     int sched;
+    int ordered;                  /* ordered clause: chunks take turns (ordered.c) */
     uint64_t n, chunk;
     long long start, incr;        /* user's bounds, signed or two's complement */
+    void *mem;                    /* the team's zeroed scratch block gcc asked for
+                                     (GOMP_loop_start's mem), or NULL */
+    struct gomp_doacross *dx;     /* ordered(n) depend(sink/source) state (doacross.c) */
+    _Atomic int cancelled;        /* cancel for / cancel sections (cancel.c) */
     _Alignas(64) _Atomic uint64_t next;   /* first iteration not handed out */
+    _Alignas(64) _Atomic uint64_t ord_pos;   /* ordered: first iteration of the chunk
+                                                whose turn it is */
 };
+/* Frees what a loop slot owns (its mem block, doacross state); the slot
+ * stays usable. */
+void gomp_ws_release(struct gomp_ws *ws);
 
 #define GOMP_WS_RING 8   /* constructs members may be apart (nowait loops) */
 
@@ -66,6 +92,11 @@ struct gomp_team {
     void *copyprivate;            /* single copyprivate: the winner's values */
     uintptr_t *reductions;        /* GOMP_parallel_reductions' arrays (reduction.c) */
     int nthreads_var;             /* the ICV of the task that started the region */
+    _Atomic int cancelled;        /* cancel parallel (cancel.c) */
+    struct {                      /* the barrier cancellation may interrupt (cancel.c) */
+        _Alignas(64) _Atomic uint32_t arrived;
+        _Atomic uint32_t gen;
+    } cbar;
 };
 
 /* Per thread: the innermost region it takes part in. */
@@ -79,6 +110,11 @@ struct gomp_thread {
     struct gomp_ws *ws;           /* loop being run */
     struct gomp_ws *serial_ws;    /* loop storage of a region of one thread */
     uint64_t static_next;         /* static loops: chunk number to take next */
+    uint64_t ord_lo, ord_hi;      /* ordered loops: the chunk held, lo == hi none */
+    /* taskgroups of a thread without a team, whose tasks run at once
+     * (cancel.c): how many are open, and the depth of the outermost
+     * cancelled one, 0 none */
+    unsigned serial_tg_depth, serial_tg_cancelled;
     int nthreads_var;             /* omp_set_num_threads() of this thread, 0 unset */
     struct gomp_region *region;   /* innermost GOMP_parallel_start region it started */
     /* The OpenMP task running here, which owns the nestable locks it sets
@@ -155,10 +191,40 @@ void gomp_nest_release(struct nest_thread **threads, int n);
 void gomp_nest_join(struct gomp_team *team);
 void gomp_nest_barrier(struct lc_barrier *b);
 
+/* loop.c: the calling thread enters its next worksharing loop (sched
+ * resolved, chunk 0 = static blocks); ordered: the loop has an ordered
+ * clause; mem_size > 0: a zeroed team-shared block of that size is made
+ * (returned through ws->mem); dx_counts: doacross with ncounts loops. */
+struct gomp_ws *gomp_ws_enter(int sched, unsigned long long n, unsigned long long chunk,
+                              unsigned long long start,
+                              unsigned long long incr, int ordered, size_t mem_size,
+                              unsigned ncounts, const unsigned long long *dx_counts);
+/* GOMP_loop_start's schedule argument (libgomp's GFS_* with the monotonic
+ * bit; 0 and GS_AUTO mean the run-sched ICV) and chunk, resolved. */
+int gomp_sched_resolve(long sched, unsigned long long *chunk);
+/* The calling thread's next chunk of its loop in the user's values. */
+bool gomp_loop_next_ull(unsigned long long *istart, unsigned long long *iend);
+
+/* ordered.c: an ordered loop's turn passing (see there) */
+void gomp_ordered_pass(struct gomp_ws *ws);
+/* doacross.c: the doacross state of a loop over ncounts loops (NULL when
+ * waits need nothing: one thread, or an empty loop) */
+struct gomp_doacross *gomp_doacross_new(unsigned ncounts, const unsigned long long *counts,
+                                        int nthreads);
+void gomp_doacross_free(struct gomp_doacross *dx);
+
+/* cancel.c */
+/* Cancellation is on (OMP_CANCELLATION) and the calling thread's team or
+ * its innermost taskgroup is cancelled: a new task is not created. */
+bool gomp_task_creation_cancelled(void);
+/* A taskgroup begins or ends on a thread without a team (task.c). */
+void gomp_serial_taskgroup(int begin);
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
 void GOMP_loop_end(void);
+void GOMP_loop_end_nowait(void);
 void GOMP_sections_end(void);
+void GOMP_sections_end_nowait(void);
 bool GOMP_single_start(void);
 void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,

@@ -4,7 +4,10 @@
  * guided, runtime and auto schedules, their monotonic/nonmonotonic
  * spellings, the combined GOMP_parallel_loop_* forms and the loop ends;
  * and sections (GOMP_sections_*, GOMP_parallel_sections), which are a
- * dynamic loop over the section numbers.
+ * dynamic loop over the section numbers; and gcc 9's GOMP_loop_start,
+ * GOMP_loop_ull_start and GOMP_sections2_start, whose mem block is
+ * allocated with the loop's slot.  Ordered loops are in ordered.c,
+ * doacross loops in doacross.c, cancellation in cancel.c.
  *
  * Every loop is reduced to iterations 0..n-1 handed out in chunks; the
  * entry points only convert the user's bounds.  Members of a team meet
@@ -14,6 +17,7 @@
  */
 #include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gomp.h"
@@ -40,27 +44,66 @@ static int resolve_sched(int sched, ull *chunk)
     return sched;
 }
 
+void gomp_ws_release(struct gomp_ws *ws)
+{
+    free(ws->mem);
+    ws->mem = NULL;
+    gomp_doacross_free(ws->dx);
+    ws->dx = NULL;
+}
+
+int gomp_sched_resolve(long sched, ull *chunk)
+{
+    int s = (int)(sched & ~(long)MONOTONIC_FLAG);
+    if (s == GS_AUTO)
+        s = 0;   /* here auto is the runtime schedule, nonmonotonic */
+    return resolve_sched(s, chunk);
+}
+
 static void ws_fill(struct gomp_ws *ws, int sched, ull n, ull chunk, ull start, ull incr)
 {
     ws->sched = sched;
+    ws->ordered = 0;
     ws->n = n;
     ws->chunk = chunk;
     ws->start = (long long)start;
     ws->incr = (long long)incr;
+    ws->mem = NULL;
+    ws->dx = NULL;
+    atomic_store_explicit(&ws->cancelled, 0, memory_order_relaxed);
     atomic_store_explicit(&ws->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&ws->ord_pos, 0, memory_order_relaxed);
+}
+
+/* ws_fill, then what the newer loop forms ask for; a slot reused frees
+ * what its previous loop owned (gcc may read a loop's mem block after the
+ * loop's end, until the team's next constructs, as libgomp keeps it). */
+static void ws_setup(struct gomp_ws *ws, int sched, ull n, ull chunk, ull start, ull incr,
+                     int ordered, size_t mem_size, unsigned ncounts, const ull *counts,
+                     int nthreads)
+{
+    gomp_ws_release(ws);
+    ws_fill(ws, sched, n, chunk, start, incr);
+    ws->ordered = ordered;
+    if (mem_size && !(ws->mem = calloc(1, mem_size)))
+        gomp_unsupported("GOMP_loop_start", "out of memory for a loop's scratch block");
+    if (ncounts)
+        ws->dx = gomp_doacross_new(ncounts, counts, nthreads);
 }
 
 /* Makes the calling thread enter its next loop; the team's slot is set up
  * by whoever comes first. */
-static struct gomp_ws *ws_enter(int sched, ull n, ull chunk, ull start, ull incr)
+struct gomp_ws *gomp_ws_enter(int sched, ull n, ull chunk, ull start, ull incr, int ordered,
+                              size_t mem_size, unsigned ncounts, const ull *counts)
 {
     struct gomp_thread *thr = &gomp_thr;
     struct gomp_team *team = thr->team;
     struct gomp_ws *ws;
     thr->static_next = 0;
+    thr->ord_lo = thr->ord_hi = 0;
     if (!team) {
         ws = thr->serial_ws ? thr->serial_ws : &seq_ws;
-        ws_fill(ws, sched, n, chunk, start, incr);
+        ws_setup(ws, sched, n, chunk, start, incr, ordered, mem_size, ncounts, counts, 1);
         return thr->ws = ws;
     }
     uint64_t k = thr->ws_seen++;
@@ -68,7 +111,8 @@ static struct gomp_ws *ws_enter(int sched, ull n, ull chunk, ull start, ull incr
     pthread_mutex_lock(&team->ws_lock);
     while (atomic_load_explicit(&ws->construct, memory_order_relaxed) != k + 1) {
         if (atomic_load_explicit(&ws->users, memory_order_acquire) == 0) {
-            ws_fill(ws, sched, n, chunk, start, incr);
+            ws_setup(ws, sched, n, chunk, start, incr, ordered, mem_size, ncounts, counts,
+                     team->nthreads);
             atomic_store_explicit(&ws->users, team->nthreads, memory_order_relaxed);
             atomic_store_explicit(&ws->construct, k + 1, memory_order_relaxed);
             break;
@@ -82,12 +126,19 @@ static struct gomp_ws *ws_enter(int sched, ull n, ull chunk, ull start, ull incr
     return thr->ws = ws;
 }
 
+static struct gomp_ws *ws_enter(int sched, ull n, ull chunk, ull start, ull incr)
+{
+    return gomp_ws_enter(sched, n, chunk, start, incr, 0, 0, 0, NULL);
+}
+
 /* The calling thread's next chunk [*lo, *hi) of the loop it is in. */
 static bool ws_next(ull *lo, ull *hi)
 {
     struct gomp_thread *thr = &gomp_thr;
     struct gomp_ws *ws = thr->ws;
     ull n = ws->n, c = ws->chunk;
+    if (atomic_load_explicit(&ws->cancelled, memory_order_relaxed))
+        return false;   /* cancel for: no more chunks are handed out */
     ull nth = thr->team ? (ull)thr->team->nthreads : 1, id = thr->team ? (ull)thr->id : 0;
 
     switch (ws->sched) {
@@ -141,6 +192,8 @@ static bool ws_next(ull *lo, ull *hi)
 static void ws_leave(void)
 {
     struct gomp_thread *thr = &gomp_thr;
+    if (thr->ws && thr->ws->ordered)
+        gomp_ordered_pass(thr->ws);   /* the last chunk's turn goes on */
     if (thr->team && thr->ws)
         atomic_fetch_sub_explicit(&thr->ws->users, 1, memory_order_release);
     thr->ws = NULL;
@@ -157,12 +210,21 @@ ull gomp_count_long(long start, long end, long incr)
 
 /* The calling thread's next chunk in the user's values: start + i * incr,
  * in two's complement, which serves the signed loops and the unsigned ones. */
-static bool next_ull(ull *istart, ull *iend)
+bool gomp_loop_next_ull(ull *istart, ull *iend)
 {
     ull lo, hi;
     struct gomp_ws *ws = gomp_thr.ws;
-    if (!ws || !ws_next(&lo, &hi))
+    if (!ws)
         return false;
+    if (ws->ordered) {
+        gomp_ordered_pass(ws);   /* the chunk done hands the turn on first */
+        if (!ws_next(&lo, &hi))
+            return false;
+        gomp_thr.ord_lo = lo;
+        gomp_thr.ord_hi = hi;
+    } else if (!ws_next(&lo, &hi)) {
+        return false;
+    }
     *istart = (ull)ws->start + lo * (ull)ws->incr;
     *iend = (ull)ws->start + hi * (ull)ws->incr;
     return true;
@@ -171,7 +233,7 @@ static bool next_ull(ull *istart, ull *iend)
 static bool next_long(long *istart, long *iend)
 {
     ull s, e;
-    if (!next_ull(&s, &e))
+    if (!gomp_loop_next_ull(&s, &e))
         return false;
     *istart = (long)s;
     *iend = (long)e;
@@ -221,6 +283,32 @@ LONG_NEXT(GOMP_loop_runtime_next)
 LONG_NEXT(GOMP_loop_nonmonotonic_runtime_next)
 LONG_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next)
 
+/* gcc 9+: one entry point for every schedule, with task reductions and a
+ * team-shared zeroed block (*mem: its size in, its address out; lastprivate
+ * (conditional:) and scan reductions keep per-thread values there).
+ * istart NULL: the loop is only entered (gcc computes a static schedule). */
+static void no_task_reductions(const char *what, uintptr_t *reductions)
+{
+    if (reductions)
+        gomp_unsupported(what, "task reductions on worksharing constructs "
+                         "(reduction(task, ...)) are not implemented");
+}
+
+GOMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk,
+                                 long *istart, long *iend, uintptr_t *reductions, void **mem)
+{
+    no_task_reductions("GOMP_loop_start", reductions);
+    ull c = chunk > 0 ? (ull)chunk : 0;
+    int s = gomp_sched_resolve(sched, &c);
+    struct gomp_ws *ws = gomp_ws_enter(s, gomp_count_long(start, end, incr), c, (ull)start,
+                                       (ull)incr, 0, mem ? (size_t)(uintptr_t)*mem : 0, 0, NULL);
+    if (mem)
+        *mem = ws->mem;
+    if (!istart)
+        return true;
+    return next_long(istart, iend);
+}
+
 /* ---- unsigned long long loops: up ? i < end : i > end, incr two's complement ---- */
 
 ull gomp_count_ull(bool up, ull start, ull end, ull incr)
@@ -235,7 +323,7 @@ static bool start_ull(int sched, bool up, ull start, ull end, ull incr, ull chun
 {
     sched = resolve_sched(sched, &chunk);
     ws_enter(sched, gomp_count_ull(up, start, end, incr), chunk, start, incr);
-    return next_ull(istart, iend);
+    return gomp_loop_next_ull(istart, iend);
 }
 
 #define ULL_START(name, sched)                                                         \
@@ -252,7 +340,7 @@ static bool start_ull(int sched, bool up, ull start, ull end, ull incr, ull chun
 #define ULL_NEXT(name)                                                                 \
     GOMP_EXPORT bool name(ull *istart, ull *iend)                                       \
     {                                                                                   \
-        return next_ull(istart, iend);                                                  \
+        return gomp_loop_next_ull(istart, iend);                                                  \
     }
 
 ULL_START(GOMP_loop_ull_static_start, GS_STATIC)
@@ -271,6 +359,21 @@ ULL_NEXT(GOMP_loop_ull_nonmonotonic_guided_next)
 ULL_NEXT(GOMP_loop_ull_runtime_next)
 ULL_NEXT(GOMP_loop_ull_nonmonotonic_runtime_next)
 ULL_NEXT(GOMP_loop_ull_maybe_nonmonotonic_runtime_next)
+
+GOMP_EXPORT bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched,
+                                     ull chunk, ull *istart, ull *iend, uintptr_t *reductions,
+                                     void **mem)
+{
+    no_task_reductions("GOMP_loop_ull_start", reductions);
+    int s = gomp_sched_resolve(sched, &chunk);
+    struct gomp_ws *ws = gomp_ws_enter(s, gomp_count_ull(up, start, end, incr), chunk, start,
+                                       incr, 0, mem ? (size_t)(uintptr_t)*mem : 0, 0, NULL);
+    if (mem)
+        *mem = ws->mem;
+    if (!istart)
+        return true;
+    return gomp_loop_next_ull(istart, iend);
+}
 
 /* ---- ends ---- */
 
@@ -335,6 +438,18 @@ static unsigned sections_next(void)
 GOMP_EXPORT unsigned GOMP_sections_start(unsigned count)
 {
     ws_enter(GS_DYNAMIC, count, 1, 0, 1);
+    return sections_next();
+}
+
+/* gcc 9+: sections with task reductions and a team-shared zeroed block
+ * (as GOMP_loop_start's mem). */
+GOMP_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
+{
+    no_task_reductions("GOMP_sections2_start", reductions);
+    struct gomp_ws *ws = gomp_ws_enter(GS_DYNAMIC, count, 1, 0, 1, 0,
+                                       mem ? (size_t)(uintptr_t)*mem : 0, 0, NULL);
+    if (mem)
+        *mem = ws->mem;
     return sections_next();
 }
 

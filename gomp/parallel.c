@@ -177,6 +177,8 @@ static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct g
 
 static void team_free(struct gomp_team *team)
 {
+    for (int i = 0; i < GOMP_WS_RING; i++)
+        gomp_ws_release(&team->ws[i]);   /* loop.c: blocks of the last loops */
     pthread_mutex_destroy(&team->ws_lock);
     free(team);
 }
@@ -283,6 +285,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
         gomp_thr.par_red = red;
     }
     gomp_task_id_set(r);   /* the region's implicit task */
+    memset(&r->local, 0, sizeof r->local);   /* region_end releases what it owns */
     if (preset) {
         memcpy(&r->local, preset, sizeof r->local);
         gomp_thr.ws = &r->local;
@@ -304,6 +307,7 @@ static void region_end(struct gomp_region *r)
         team_free(r->team);
     } else {
         gomp_detach_wait_parked();   /* detach.c: tasks of a region of one thread */
+        gomp_ws_release(&r->local);   /* loop.c: what the last loop owned */
         gomp_thr = r->saved;
     }
 }

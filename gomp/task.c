@@ -320,6 +320,8 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
                            void **depend, int priority, void *detach)
 {
     const struct gomp_thread *thr = &gomp_thr;
+    if (__builtin_expect(gomp_icv.cancellation, 0) && gomp_task_creation_cancelled())
+        return;   /* in a cancelled region or taskgroup no task is created (cancel.c) */
     if (__builtin_expect(thr->team && !thr->team->nested && !thr->in_final && if_clause && !cpyfn
                          && !(flags & (TF_FINAL | TF_DETACH | TF_PRIORITY))
                          && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64)), 1)) {
@@ -374,8 +376,10 @@ GOMP_EXPORT void GOMP_taskgroup_start(void)
     struct lc_worker *w = gomp_task_worker();
     if (!w) {
         /* tasks here run at once: nothing to wait for; the depth tells
-         * the group's task reductions apart (reduction.c) */
+         * the group's task reductions apart (reduction.c), and the group
+         * is kept for cancel taskgroup (cancel.c) */
         gomp_thr.serial_tg_depth++;
+        gomp_serial_taskgroup(1);
         return;
     }
     /* without memory for a group, its end waits for every child; groups
@@ -399,6 +403,7 @@ GOMP_EXPORT void GOMP_taskgroup_end(void)
             gomp_serial_reductions_pop(gomp_thr.serial_tg_depth);
             gomp_thr.serial_tg_depth--;
         }
+        gomp_serial_taskgroup(0);
         return;
     }
     if (w->cur->tg_nomem) {
@@ -409,6 +414,23 @@ GOMP_EXPORT void GOMP_taskgroup_end(void)
     struct lc_taskgroup *g = w->cur->tg_open;
     lc_taskgroup_end(w, g);
     free((char *)g - offsetof(struct gomp_taskgroup, g));
+}
+
+/* A task of a cancelled taskgroup discarded before it began (cancel.c,
+ * runtime/team.h): what its wrapper would have done besides the body. */
+static void discard(locus_task_fn fn, void *arg)
+{
+    if (fn == run_boxed) {
+        free(((struct boxed *)arg)->block);
+    } else if (fn == run_undeferred) {
+        ((struct undeferred *)arg)->fn = NULL;   /* its creator waits for it to be done */
+        run_undeferred(arg);
+    }
+}
+
+__attribute__((constructor)) static void discard_init(void)
+{
+    lc_discard_hook = discard;
 }
 
 /* ---- taskloop: the iterations cut into tasks, each given its bounds in

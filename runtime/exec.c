@@ -123,7 +123,7 @@ static inline int run_body(struct lc_worker *w, struct lc_task *t)
     if (t->loc)
         lc_locality_run(w, t);
     w->cur = t;
-    lc_run_fn(w, t->fn, t->arg);
+    lc_run_task(w, t);
     if (t->loc)   /* kept for after the body: DI first touch (locality.c) */
         lc_locality_ran(w, t);
     w->cur = saved;

@@ -120,7 +120,7 @@ void lc_run_inline(struct lc_worker *w, struct lc_task *t)
     int at_spawn = w->at_spawn;
     w->cur = t;
     w->at_spawn = 1;
-    lc_run_fn(w, t->fn, t->arg);
+    lc_run_task(w, t);
     w->at_spawn = at_spawn;
     w->cur = parent;
     lc_stat_add(&w->stats.tasks_run, 1);

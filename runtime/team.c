@@ -185,9 +185,19 @@ void lc_taskgroup_begin(struct lc_worker *w, struct lc_taskgroup *g)
     /* the owner's reference keeps pending above 0 until end begins */
     atomic_store_explicit(&g->pending, 1, memory_order_relaxed);
     atomic_store_explicit(&g->done, 0, memory_order_relaxed);
+    atomic_store_explicit(&g->cancelled, 0, memory_order_relaxed);
     lc_task_groups_init(w->cur);
     g->outer = w->cur->tg_open;
     w->cur->tg_open = g;
+}
+
+_Atomic int lc_groups_cancelled;
+void (*lc_discard_hook)(locus_task_fn fn, void *arg);
+
+void lc_taskgroup_cancel(struct lc_taskgroup *g)
+{
+    atomic_store_explicit(&lc_groups_cancelled, 1, memory_order_relaxed);
+    atomic_store_explicit(&g->cancelled, 1, memory_order_release);
 }
 
 void lc_taskgroup_done(struct lc_runtime *rt, struct lc_taskgroup *g)

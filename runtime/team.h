@@ -59,10 +59,36 @@ void lc_barrier_wait(struct lc_worker *w, struct lc_barrier *b);
 struct lc_taskgroup {
     _Atomic int64_t pending;         /* member tasks not complete */
     _Atomic uint32_t done;           /* 1 once pending reached 0 after end began */
+    _Atomic uint32_t cancelled;      /* lc_taskgroup_cancel() was called */
     struct lc_taskgroup *outer;
 };
 void lc_taskgroup_begin(struct lc_worker *w, struct lc_taskgroup *g);
 void lc_taskgroup_end(struct lc_worker *w, struct lc_taskgroup *g);
+
+/*
+ * Cancelling a group (OpenMP cancel taskgroup): its member tasks whose
+ * bodies have not begun are discarded.  A discarded task's body does not
+ * run; discard_hook, when set, gets (fn, arg) instead so that the layer
+ * that spawned it can free what fn would have freed; the task completes
+ * as usual (its successors are released, its group counted down).
+ * lc_groups_cancelled (set by the first cancel) keeps the check off the
+ * way of programs that never cancel.
+ */
+extern _Atomic int lc_groups_cancelled;
+extern void (*lc_discard_hook)(locus_task_fn fn, void *arg);
+void lc_taskgroup_cancel(struct lc_taskgroup *g);
+
+/* Runs t's body on w, or discards it when its group is cancelled. */
+static inline void lc_run_task(struct lc_worker *w, struct lc_task *t)
+{
+    if (__builtin_expect(atomic_load_explicit(&lc_groups_cancelled, memory_order_relaxed), 0)
+        && t->tg && atomic_load_explicit(&t->tg->cancelled, memory_order_acquire)) {
+        if (lc_discard_hook)
+            lc_discard_hook(t->fn, t->arg);
+        return;
+    }
+    lc_run_fn(w, t->fn, t->arg);
+}
 
 /* spawn.c: a task joins its parent's innermost open group */
 static inline void lc_taskgroup_add(struct lc_taskgroup *g)

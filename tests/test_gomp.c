@@ -231,6 +231,48 @@ static void test_nested(void **state)
     same_as_libgomp("omp_nested");
 }
 
+/* ordered, doacross, conditional lastprivate, scan (tests/gomp/omp_ordered.c) */
+static void test_ordered_and_doacross(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_ordered");
+}
+
+/* cancellation with OMP_CANCELLATION=true (tests/gomp/omp_cancel.c);
+ * unset, the program is told it is off, as on libgomp */
+static void test_cancellation(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    static const char *const cases[][5] = {
+        { "OMP_CANCELLATION=true", "LOCUS_REGIME=dft", NULL },
+        { "OMP_CANCELLATION=true", "LOCUS_REGIME=naft", NULL },
+        { "OMP_CANCELLATION=true", "OMP_NUM_THREADS=1", NULL },
+        { "OMP_CANCELLATION=true", "LOCUS_REGIME=naft", "LOCUS_TOPOLOGY=bullion-s16",
+          "OMP_NUM_THREADS=16", NULL },
+    };
+    const char *want = "taskgroup: 0 of 100 waiting tasks ran, later task created: no, "
+                       "successor ran: yes\n"
+                       "parallel: 0 members went past the cancelled barrier\n";
+    struct result r;
+    if (!tsan) {
+        run(&r, "omp_cancel", 0, cases[0]);
+        expect_ok(&r, "omp_cancel on libgomp");
+        assert_string_equal(r.out, want);
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run(&r, "omp_cancel", 1, cases[i]);
+        expect_ok(&r, cases[i][1]);
+        if (strcmp(r.out, want))
+            fail_msg("omp_cancel (%s %s): got\n%s", cases[i][1], cases[i][2] ? cases[i][2] : "",
+                     r.out);
+    }
+    run(&r, "omp_cancel", 1, NULL);
+    expect_ok(&r, "omp_cancel without OMP_CANCELLATION");
+    assert_string_equal(r.out, "cancellation off\n");
+}
+
 /* Semantics once silently wrong (tests/gomp/omp_icv.c says which): as
  * libgomp in every configuration, and LOCUS_THREADS does not override the
  * num_threads clause or omp_set_num_threads(). */
@@ -328,14 +370,14 @@ static void test_unimplemented_is_loud(void **state)
     struct result r;
     run(&r, "omp_unsupported", 1, NULL);
     if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT)
-        fail_msg("ordered on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
-    assert_non_null(strstr(r.err, "GOMP_loop_ordered_dynamic_start"));
+        fail_msg("OpenACC on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
+    assert_non_null(strstr(r.err, "acc_get_num_devices"));
     assert_non_null(strstr(r.err, "not implemented"));
-    assert_null(strstr(r.out, "ordered"));   /* it stopped before printing */
+    assert_null(strstr(r.out, "host devices"));   /* it stopped before printing */
     if (!tsan) {
         run(&r, "omp_unsupported", 0, NULL);
-        expect_ok(&r, "ordered on libgomp");
-        assert_string_equal(r.out, "ordered 4950\n");
+        expect_ok(&r, "OpenACC on libgomp");
+        assert_string_equal(r.out, "host devices 1\n");
     }
 }
 
@@ -497,6 +539,8 @@ int main(void)
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_reductions),
         cmocka_unit_test(test_nested),
+        cmocka_unit_test(test_ordered_and_doacross),
+        cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_icv_and_friends),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),

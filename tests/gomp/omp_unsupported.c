@@ -1,18 +1,20 @@
 /*
- * omp_unsupported.c - uses an ordered loop, which liblocus-gomp does not
- * implement: on Locus it must stop with a message naming the entry point
- * (test_gomp checks that), on libgomp it prints "ordered 4950".
+ * omp_unsupported.c - calls an OpenACC routine, which liblocus-gomp does
+ * not implement (it is not an OpenMP layer for OpenACC): on Locus it must
+ * stop with a message naming the entry point (test_gomp checks that); on
+ * libgomp it prints "host devices 1".
  */
 #include <stdio.h>
 
+int acc_get_num_devices(int device_type);   /* openacc.h; 2 is acc_device_host */
+
 int main(void)
 {
-    long sum = 0;
-    #pragma omp parallel for ordered schedule(dynamic)
-    for (int i = 0; i < 100; i++) {
-        #pragma omp ordered
-        sum += i;
-    }
-    printf("ordered %ld\n", sum);
+    int n = 0;
+    #pragma omp parallel reduction(+ : n)
+    n += 1;
+    if (n < 1)
+        return 1;
+    printf("host devices %d\n", acc_get_num_devices(2));
     return 0;
 }
