@@ -124,8 +124,7 @@ struct gomp_thread {
     struct lc_task *task_cur;
     /* task reductions (reduction.c): the region's arrays, and without a
      * team those of the thread's serial taskgroups, which it counts */
-    uintptr_t *par_red, *serial_red;
-    unsigned serial_tg_depth;
+    uintptr_t *par_red, *serial_red;   /* serial_tg_depth (above) tells their groups apart */
     const struct gomp_level *lv;  /* the innermost level, NULL at level 0 */
 };
 /* Marks the calling thread as running a new implicit or included task

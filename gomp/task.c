@@ -378,8 +378,7 @@ GOMP_EXPORT void GOMP_taskgroup_start(void)
         /* tasks here run at once: nothing to wait for; the depth tells
          * the group's task reductions apart (reduction.c), and the group
          * is kept for cancel taskgroup (cancel.c) */
-        gomp_thr.serial_tg_depth++;
-        gomp_serial_taskgroup(1);
+        gomp_serial_taskgroup(1);   /* serial_tg_depth++ */
         return;
     }
     /* without memory for a group, its end waits for every child; groups
@@ -399,11 +398,9 @@ GOMP_EXPORT void GOMP_taskgroup_end(void)
     struct lc_worker *w = gomp_task_worker();
     if (!w) {
         gomp_detach_wait_parked();   /* tasks ran at once: their events remain */
-        if (gomp_thr.serial_tg_depth) {
+        if (gomp_thr.serial_tg_depth)
             gomp_serial_reductions_pop(gomp_thr.serial_tg_depth);
-            gomp_thr.serial_tg_depth--;
-        }
-        gomp_serial_taskgroup(0);
+        gomp_serial_taskgroup(0);   /* serial_tg_depth-- */
         return;
     }
     if (w->cur->tg_nomem) {
