@@ -1,0 +1,178 @@
+/*
+ * wait.c - handing requests over: locus_mpi_iwaitall() (the task completes
+ * when they do, through one event) and locus_mpi_waitall() (the task blocks
+ * until they do, its worker running other tasks meanwhile), with the checks
+ * every hand-over makes first.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lmpi.h"
+
+static void lm_empty_status(MPI_Status *st)
+{
+    memset(st, 0, sizeof *st);
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->MPI_ERROR = MPI_SUCCESS;
+}
+
+/*
+ * The common part: checks, then (table locked) one group for the non-null
+ * requests of reqs, which become MPI_REQUEST_NULL.  *gp = NULL when every
+ * request was null already (nothing to wait for).  The events increase
+ * happens here, under the lock, before the service can see the requests:
+ * it can then never fulfil an event not yet added.
+ */
+static int lm_hand_over(const char *fn, int count, MPI_Request reqs[], MPI_Status statuses[],
+                        locus_task_ref_t task, int blocking, struct lm_group **gp)
+{
+    *gp = NULL;
+    if (count < 0)
+        return lm_error(-EINVAL, "%s: count %d is negative", fn, count);
+    if (count > 0 && !reqs)
+        return lm_error(-EINVAL, "%s: NULL request array with count %d", fn, count);
+
+    int live = 0;
+    for (int i = 0; i < count; i++)
+        live += reqs[i] != MPI_REQUEST_NULL;
+    int *index = live ? malloc((size_t)live * sizeof *index) : NULL;
+    MPI_Request *copy = live ? malloc((size_t)live * sizeof *copy) : NULL;
+    struct lm_group *g = live ? calloc(1, sizeof *g) : NULL;
+    if (live && (!index || !copy || !g)) {
+        free(index);
+        free(copy);
+        free(g);
+        return lm_error(-ENOMEM, "%s: no memory for %d requests", fn, live);
+    }
+
+    pthread_mutex_lock(&lm_table.lock);
+    int err = 0;
+    if (!lm_table.initialised)
+        err = lm_error(-EPERM, "%s: locus_mpi_init() was not called", fn);
+    else if ((err = lm_table_check_new(reqs, count)) < 0)
+        lm_error(err, "%s: %s", fn, locus_mpi_error_message());
+    if (err == 0 && live) {
+        for (int i = 0, k = 0; i < count; i++)
+            if (reqs[i] != MPI_REQUEST_NULL) {
+                index[k] = i;
+                copy[k++] = reqs[i];
+            }
+        g->task = task;
+        g->blocking = blocking;
+        g->left = live;
+        g->first_error = -1;
+        g->statuses = statuses == MPI_STATUSES_IGNORE ? NULL : statuses;
+        if (!blocking && (err = locus_task_events_increase(task, 1)) < 0)
+            lm_error(err, "%s: locus_task_events_increase: %s", fn, locus_error_message());
+        else if ((err = lm_table_add(g, copy, index, live)) < 0) {
+            lm_error(err, "%s: %s", fn, locus_mpi_error_message());
+            if (!blocking)
+                locus_task_events_decrease(task, 1);   /* undoes the increase */
+        }
+    }
+    if (err == 0) {
+        /* Ours from now on (MPI_Waitall would free them too); statuses of
+         * null requests are empty, as MPI's. */
+        for (int i = 0; i < count; i++) {
+            if (reqs[i] == MPI_REQUEST_NULL && statuses != MPI_STATUSES_IGNORE)
+                lm_empty_status(&statuses[i]);
+            reqs[i] = MPI_REQUEST_NULL;
+        }
+        if (blocking && live)
+            lm_table.stats.blocked_waits++;
+    }
+    pthread_mutex_unlock(&lm_table.lock);
+    free(index);
+    free(copy);
+    if (err < 0 || !live) {
+        free(g);
+        return err;
+    }
+    *gp = g;
+    return 0;
+}
+
+LOCUS_API int locus_mpi_iwaitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    locus_task_ref_t task = locus_task_current();
+    if (!task)
+        return lm_error(-ENOTSUP, "locus_mpi_iwaitall: not inside a task (there is no task "
+                        "to complete later); use locus_mpi_waitall or MPI_Waitall here");
+    struct lm_group *g;
+    int err = lm_hand_over("locus_mpi_iwaitall", count, reqs, statuses, task, 0, &g);
+#ifdef LM_EVENTS_FALLBACK   /* TEMPORARY until wip-events is merged */
+    if (err == 0)
+        lm_fallback_hold(task);
+#endif
+    return err;
+}
+
+LOCUS_API int locus_mpi_iwait(MPI_Request *req, MPI_Status *status)
+{
+    return locus_mpi_iwaitall(1, req, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE
+                                                                   : status);
+}
+
+LOCUS_API int locus_mpi_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    const char *fn = "locus_mpi_waitall";
+    locus_task_ref_t task = locus_task_current();
+    if (!task) {
+        /* The initial thread outside any task: MPI's own wait, after the
+         * same checks. */
+        struct lm_group *none;
+        if (count < 0 || (count > 0 && !reqs))
+            return lm_hand_over(fn, count, reqs, statuses, NULL, 1, &none);
+        pthread_mutex_lock(&lm_table.lock);
+        int err = !lm_table.initialised ? lm_error(-EPERM, "%s: locus_mpi_init() was not "
+                                                   "called", fn)
+                                        : lm_table_check_new(reqs, count);
+        pthread_mutex_unlock(&lm_table.lock);
+        if (err < 0)
+            return err;
+        int rc = MPI_Waitall(count, reqs, statuses);
+        if (rc != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            MPI_Error_string(rc, text, &len);
+            return lm_error(-EIO, "%s: MPI_Waitall: %s", fn, text);
+        }
+        return 0;
+    }
+
+    struct lm_group *g;
+    int err = lm_hand_over(fn, count, reqs, statuses, task, 1, &g);
+    if (err < 0 || !g)
+        return err;
+    for (;;) {
+        int e = locus_task_block();
+        int s = atomic_load_explicit(&g->done, memory_order_acquire);
+        if (s == 2)
+            break;
+        if (s == 1) {   /* our unblock is in flight: let it finish */
+            while (atomic_load_explicit(&g->done, memory_order_acquire) != 2)
+                sched_yield();
+            break;
+        }
+        if (e < 0)      /* cannot block (should not happen inside a task): poll */
+            sched_yield();
+        /* else woken by another unblock: block again */
+    }
+    err = 0;
+    if (g->first_error >= 0) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(g->error_code, text, &len);
+        err = lm_error(-EIO, "%s: request %d failed: %s", fn, g->first_error, text);
+    }
+    free(g);
+    return err;
+}
+
+LOCUS_API int locus_mpi_wait(MPI_Request *req, MPI_Status *status)
+{
+    return locus_mpi_waitall(1, req, status == MPI_STATUS_IGNORE ? MPI_STATUSES_IGNORE : status);
+}
