@@ -58,11 +58,12 @@ extern struct lm_table lm_table;
 int lm_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint64_t lm_now_ns(void);
 
-/* Adds count requests (non-null, checked: none pending) of group g; the
- * table lock is held.  0 or -ENOMEM (nothing added). */
-int lm_table_add(struct lm_group *g, const MPI_Request *reqs, const int *index, int count);
-/* -EBUSY with the message when reqs[i] is pending (or twice in reqs). */
-int lm_table_check_new(const MPI_Request *reqs, int count);
+/* Checks a call's requests (table lock held): -EBUSY with the message when
+ * one is pending already or listed twice while not complete, -ENOMEM when
+ * the table cannot take them all; then lm_table_add cannot fail. */
+int lm_table_check_new(const char *fn, const MPI_Request *reqs, int count);
+/* Adds count pending requests of group g (table lock held, room made). */
+void lm_table_add(struct lm_group *g, const MPI_Request *reqs, const int *index, int count);
 
 /* The polling service (locus_poll_fn): tests the pending requests. */
 int lm_poll(void *data);

@@ -38,28 +38,36 @@ static int lm_grow(int need)
     return 0;
 }
 
-int lm_table_check_new(const MPI_Request *reqs, int count)
+int lm_table_check_new(const char *fn, const MPI_Request *reqs, int count)
 {
+    int live = 0;
     for (int i = 0; i < count; i++) {
         if (reqs[i] == MPI_REQUEST_NULL)
             continue;
+        live++;
         for (int k = 0; k < lm_table.n; k++)
             if (lm_table.reqs[k] == reqs[i])
-                return lm_error(-EBUSY, "request %d of this call was handed to locus-mpi "
+                return lm_error(-EBUSY, "%s: request %d of this call was handed to locus-mpi "
                                 "before and is still pending (a request is handed over "
-                                "once; its variable becomes MPI_REQUEST_NULL)", i);
-        for (int k = 0; k < i; k++)
-            if (reqs[k] == reqs[i])
-                return lm_error(-EBUSY, "requests %d and %d of this call are the same "
-                                "request (a request is handed over once)", k, i);
+                                "once; its variable becomes MPI_REQUEST_NULL)", fn, i);
+        for (int k = 0; k < i; k++) {
+            int done = 0;
+            if (reqs[k] != reqs[i])
+                continue;
+            /* the same handle twice: an error unless it is complete already
+             * (a shared complete request object, see wait.c) */
+            if (MPI_Request_get_status(reqs[i], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done)
+                return lm_error(-EBUSY, "%s: requests %d and %d of this call are the same "
+                                "pending request (a request is handed over once)", fn, k, i);
+        }
     }
+    if (lm_grow(lm_table.n + live) < 0)
+        return lm_error(-ENOMEM, "%s: no memory for %d more pending requests", fn, live);
     return 0;
 }
 
-int lm_table_add(struct lm_group *g, const MPI_Request *reqs, const int *index, int count)
+void lm_table_add(struct lm_group *g, const MPI_Request *reqs, const int *index, int count)
 {
-    if (lm_grow(lm_table.n + count) < 0)
-        return lm_error(-ENOMEM, "no memory for %d more pending requests", count);
     uint64_t now = lm_now_ns();
     if (lm_table.n == 0)
         lm_table.pending_since = now;
@@ -68,8 +76,7 @@ int lm_table_add(struct lm_group *g, const MPI_Request *reqs, const int *index, 
         lm_table.slots[lm_table.n] = (struct lm_slot){ g, index[i], now };
         lm_table.n++;
     }
-    lm_table.stats.requests += (uint64_t)count;
-    return 0;
+
 }
 
 /* One request of g finished with status st (rc: MPI_Testsome's return). */
@@ -77,10 +84,9 @@ static void lm_finish_one(struct lm_group *g, int index, const MPI_Status *st, i
                           struct lm_group **done)
 {
     int code = rc == MPI_ERR_IN_STATUS ? st->MPI_ERROR : rc;
-    if (g->statuses) {
+    if (g->statuses) {   /* MPI leaves MPI_ERROR unset on success: set it */
         g->statuses[index] = *st;
-        if (rc != MPI_SUCCESS)
-            g->statuses[index].MPI_ERROR = code;
+        g->statuses[index].MPI_ERROR = code;
     }
     if (code != MPI_SUCCESS) {
         lm_table.stats.errors++;

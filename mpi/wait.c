@@ -19,17 +19,51 @@ static void lm_empty_status(MPI_Status *st)
     st->MPI_ERROR = MPI_SUCCESS;
 }
 
+/* reqs[i] repeats an earlier entry of the same call. */
+static int lm_repeats(const MPI_Request reqs[], int i)
+{
+    for (int k = 0; k < i; k++)
+        if (reqs[k] == reqs[i])
+            return 1;
+    return 0;
+}
+
+/* Records a request that completed at once (MPI_Test in lm_hand_over). */
+static void lm_now_done(struct lm_group *g, int i, MPI_Status *st, int rc)
+{
+    st->MPI_ERROR = rc;   /* MPI_Test leaves it unset on success */
+    if (rc != MPI_SUCCESS) {
+        lm_table.stats.errors++;
+        if (g->first_error < 0) {
+            g->first_error = i;
+            g->error_code = rc;
+        }
+    }
+    if (g->statuses)
+        g->statuses[i] = *st;
+    lm_table.stats.completed++;
+}
+
 /*
- * The common part: checks, then (table locked) one group for the non-null
- * requests of reqs, which become MPI_REQUEST_NULL.  *gp = NULL when every
- * request was null already (nothing to wait for).  The events increase
- * happens here, under the lock, before the service can see the requests:
- * it can then never fulfil an event not yet added.
+ * The common part: checks, then (table locked) each request is tested once
+ * and only those not complete yet are added to the table, as one group.
+ * Testing first matters beyond speed: MPI may return one shared, already
+ * complete request object for many operations (Open MPI does for small
+ * sends), which must never sit in the table twice.  The duplicate checks
+ * come before anything is tested, so that a refused call changes nothing;
+ * a complete request listed twice in one call is tested once.  The event
+ * (non-blocking form) is added before the service can see the requests,
+ * so it never fulfils one not yet added; it is taken back when nothing was
+ * left pending.  On success *gp is the group (NULL when every request was
+ * MPI_REQUEST_NULL) and *pending_out the requests left pending (the
+ * service changes g->left from then on, under the table lock).
  */
 static int lm_hand_over(const char *fn, int count, MPI_Request reqs[], MPI_Status statuses[],
-                        locus_task_ref_t task, int blocking, struct lm_group **gp)
+                        locus_task_ref_t task, int blocking, struct lm_group **gp,
+                        int *pending_out)
 {
     *gp = NULL;
+    *pending_out = 0;
     if (count < 0)
         return lm_error(-EINVAL, "%s: count %d is negative", fn, count);
     if (count > 0 && !reqs)
@@ -52,42 +86,51 @@ static int lm_hand_over(const char *fn, int count, MPI_Request reqs[], MPI_Statu
     int err = 0;
     if (!lm_table.initialised)
         err = lm_error(-EPERM, "%s: locus_mpi_init() was not called", fn);
-    else if ((err = lm_table_check_new(reqs, count)) < 0)
-        lm_error(err, "%s: %s", fn, locus_mpi_error_message());
+    else
+        err = lm_table_check_new(fn, reqs, count);
+    if (err == 0 && live && !blocking && (err = locus_task_events_increase(task, 1)) < 0)
+        lm_error(err, "%s: locus_task_events_increase: %s", fn, locus_error_message());
     if (err == 0 && live) {
-        for (int i = 0, k = 0; i < count; i++)
-            if (reqs[i] != MPI_REQUEST_NULL) {
-                index[k] = i;
-                copy[k++] = reqs[i];
-            }
         g->task = task;
         g->blocking = blocking;
-        g->left = live;
         g->first_error = -1;
         g->statuses = statuses == MPI_STATUSES_IGNORE ? NULL : statuses;
-        if (!blocking && (err = locus_task_events_increase(task, 1)) < 0)
-            lm_error(err, "%s: locus_task_events_increase: %s", fn, locus_error_message());
-        else if ((err = lm_table_add(g, copy, index, live)) < 0) {
-            lm_error(err, "%s: %s", fn, locus_mpi_error_message());
-            if (!blocking)
-                locus_task_events_decrease(task, 1);   /* undoes the increase */
-        }
-    }
-    if (err == 0) {
-        /* Ours from now on (MPI_Waitall would free them too); statuses of
-         * null requests are empty, as MPI's. */
+        int pending = 0;
         for (int i = 0; i < count; i++) {
-            if (reqs[i] == MPI_REQUEST_NULL && statuses != MPI_STATUSES_IGNORE)
-                lm_empty_status(&statuses[i]);
-            reqs[i] = MPI_REQUEST_NULL;
+            if (reqs[i] == MPI_REQUEST_NULL || lm_repeats(reqs, i))
+                continue;
+            lm_table.stats.requests++;
+            MPI_Request r = reqs[i];
+            MPI_Status st;
+            int flag = 0, rc = MPI_Test(&r, &flag, &st);
+            if (rc != MPI_SUCCESS || flag) {
+                lm_now_done(g, i, &st, rc);
+            } else {
+                index[pending] = i;
+                copy[pending++] = r;
+            }
         }
-        if (blocking && live)
+        g->left = pending;
+        *pending_out = pending;
+        if (pending)
+            lm_table_add(g, copy, index, pending);   /* room was made by the check */
+        else if (!blocking)
+            locus_task_events_decrease(task, 1);     /* the body runs: cannot complete */
+        for (int i = 0; i < count; i++) {
+            if (statuses != MPI_STATUSES_IGNORE
+                && (reqs[i] == MPI_REQUEST_NULL || lm_repeats(reqs, i)))
+                lm_empty_status(&statuses[i]);
+        }
+        if (blocking && pending)
             lm_table.stats.blocked_waits++;
     }
+    if (err == 0)   /* ours from now on, as MPI_Waitall would free them */
+        for (int i = 0; i < count; i++)
+            reqs[i] = MPI_REQUEST_NULL;
     pthread_mutex_unlock(&lm_table.lock);
     free(index);
     free(copy);
-    if (err < 0 || !live) {
+    if (err < 0 || (g && !blocking && g->left == 0)) {
         free(g);
         return err;
     }
@@ -102,7 +145,8 @@ LOCUS_API int locus_mpi_iwaitall(int count, MPI_Request reqs[], MPI_Status statu
         return lm_error(-ENOTSUP, "locus_mpi_iwaitall: not inside a task (there is no task "
                         "to complete later); use locus_mpi_waitall or MPI_Waitall here");
     struct lm_group *g;
-    int err = lm_hand_over("locus_mpi_iwaitall", count, reqs, statuses, task, 0, &g);
+    int pending;
+    int err = lm_hand_over("locus_mpi_iwaitall", count, reqs, statuses, task, 0, &g, &pending);
 #ifdef LM_EVENTS_FALLBACK   /* TEMPORARY until wip-events is merged */
     if (err == 0)
         lm_fallback_hold(task);
@@ -124,12 +168,13 @@ LOCUS_API int locus_mpi_waitall(int count, MPI_Request reqs[], MPI_Status status
         /* The initial thread outside any task: MPI's own wait, after the
          * same checks. */
         struct lm_group *none;
+        int pending;
         if (count < 0 || (count > 0 && !reqs))
-            return lm_hand_over(fn, count, reqs, statuses, NULL, 1, &none);
+            return lm_hand_over(fn, count, reqs, statuses, NULL, 1, &none, &pending);
         pthread_mutex_lock(&lm_table.lock);
         int err = !lm_table.initialised ? lm_error(-EPERM, "%s: locus_mpi_init() was not "
                                                    "called", fn)
-                                        : lm_table_check_new(reqs, count);
+                                        : lm_table_check_new(fn, reqs, count);
         pthread_mutex_unlock(&lm_table.lock);
         if (err < 0)
             return err;
@@ -144,10 +189,11 @@ LOCUS_API int locus_mpi_waitall(int count, MPI_Request reqs[], MPI_Status status
     }
 
     struct lm_group *g;
-    int err = lm_hand_over(fn, count, reqs, statuses, task, 1, &g);
+    int pending;
+    int err = lm_hand_over(fn, count, reqs, statuses, task, 1, &g, &pending);
     if (err < 0 || !g)
         return err;
-    for (;;) {
+    while (pending > 0) {   /* until the service has finished the group (done == 2) */
         int e = locus_task_block();
         int s = atomic_load_explicit(&g->done, memory_order_acquire);
         if (s == 2)
