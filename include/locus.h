@@ -26,7 +26,8 @@ extern "C" {
 #endif
 
 /** API version: major * 10000 + minor * 100 + patch. */
-#define LOCUS_API_VERSION 200  /* 0.2.0: locus_alloc, locus_free, locus_spawn_attr (node, priority), bytes_placed */
+#define LOCUS_API_VERSION 300  /* 0.3.0: events, block/unblock, polling services;
+                                  0.2.0: locus_alloc, locus_free, locus_spawn_attr (node, priority), bytes_placed */
 /** Defined when locus_counters_start() and friends are declared. */
 #define LOCUS_HAVE_COUNTERS 1
 
@@ -155,6 +156,83 @@ LOCUS_API int locus_spawn_attr(locus_task_fn fn, const void *arg, size_t arg_siz
  * locus_spawn().
  */
 LOCUS_API int locus_taskwait(void);
+
+/*
+ * External events, blocking and polling services (see locus(3), "EVENTS"):
+ * what asynchronous work (I/O, MPI requests, OpenMP detach) needs to make a
+ * task's completion wait for something other than its body and children.
+ */
+
+/** Defined when the events, block/unblock and polling functions are declared. */
+#define LOCUS_HAVE_EVENTS 1
+
+/** An opaque reference to a task, valid until the task completes. */
+typedef struct locus_task_ref *locus_task_ref_t;
+
+/** The most events a task may have outstanding at once. */
+#define LOCUS_EVENTS_MAX 16777215u
+
+/**
+ * The task the calling thread is running now, or NULL (a thread that is not
+ * a worker, or the initial thread outside any task).
+ */
+LOCUS_API locus_task_ref_t locus_task_current(void);
+
+/**
+ * Adds n (> 0) events to task.  Only from inside task's own body, or from a
+ * thread that holds one of its unfulfilled events.  While the count is above
+ * 0 the task does not complete: its dependencies are not released and
+ * taskwait or a task group waiting for it keeps waiting, even after its
+ * body has returned.  0; -EINVAL for NULL task, n == 0, more than
+ * LOCUS_EVENTS_MAX outstanding, the initial or an implicit task, a call
+ * from neither the body nor an event holder, or a task already complete
+ * (detected where possible); -EPERM when the runtime is not running.
+ */
+LOCUS_API int locus_task_events_increase(locus_task_ref_t task, unsigned n);
+
+/**
+ * Fulfils n events of task, from any thread (also one that is not a
+ * worker).  When the body has returned and the count reaches 0 the task
+ * completes: on the calling thread when it is a worker, else on the next
+ * worker that looks (an idle one is woken).  0; -EINVAL for NULL task,
+ * n == 0 or more than are outstanding; -EPERM when not running.
+ */
+LOCUS_API int locus_task_events_decrease(locus_task_ref_t task, unsigned n);
+
+/**
+ * The calling task waits until locus_task_unblock() is called on it; its
+ * worker runs other ready tasks meanwhile (a task it starts so must return
+ * before this one can go on).  An unblock that came first makes the block
+ * return at once: one token, as a binary semaphore.  0; -ENOTSUP outside a
+ * task; -EPERM when not running.
+ */
+LOCUS_API int locus_task_block(void);
+
+/** Gives task its token (see locus_task_block()), from any thread.
+ * 0; -EINVAL for NULL or a complete task; -EPERM when not running. */
+LOCUS_API int locus_task_unblock(locus_task_ref_t task);
+
+/** A polling service: returns nonzero when it is done (then it is removed). */
+typedef int (*locus_poll_fn)(void *data);
+
+/**
+ * Registers fn(data), called by idle workers (one of them wakes up every
+ * LOCUS_POLL_US microseconds while the others sleep) and by busy workers
+ * between tasks at least every LOCUS_POLL_US, until it returns nonzero or
+ * is unregistered.  Never called concurrently with itself (nor with any
+ * other service).  Callable before locus_init(); services are only called
+ * while the runtime runs, and survive locus_finalize().  name (for
+ * messages; up to 31 bytes kept) may be NULL.  0; -EINVAL for NULL fn;
+ * -EEXIST when (fn, data) is registered already; -ENOMEM.
+ */
+LOCUS_API int locus_poll_register(const char *name, locus_poll_fn fn, void *data);
+
+/**
+ * Removes the service (fn, data); once it returns the service is not
+ * running and is never called again (also from inside a service, for
+ * itself or another).  0; -ENOENT when it is not registered.
+ */
+LOCUS_API int locus_poll_unregister(locus_poll_fn fn, void *data);
 
 /** Number of workers (the initial thread included); -EPERM if not running. */
 LOCUS_API int locus_num_workers(void);

@@ -40,7 +40,7 @@ static const char *const known_names[] = {
     "LOCUS_THREADS", "LOCUS_BIND",     "LOCUS_SPIN",     "LOCUS_THROTTLE",
     "LOCUS_REGIME",  "LOCUS_SCHED",    "LOCUS_PAGES",    "LOCUS_TOPOLOGY",
     "LOCUS_STEAL",   "LOCUS_STEAL_SPIN", "LOCUS_REPORT", "LOCUS_VERBOSE",
-    "LOCUS_COUNTERS", "LOCUS_GRAIN_NS", "LOCUS_TEST_SANITIZER",
+    "LOCUS_COUNTERS", "LOCUS_GRAIN_NS", "LOCUS_POLL_US", "LOCUS_TEST_SANITIZER",
 };
 #define NKNOWN (sizeof known_names / sizeof known_names[0])
 
@@ -93,6 +93,7 @@ void lc_options_defaults(struct lc_options *o)
     o->topology[0] = '\0';
     o->steal = LC_STEAL_NEAR;
     o->steal_spin = 200;
+    o->poll_us = 50;
     o->report[0] = '\0';
     o->verbose = 0;
     o->counters = LC_COUNTERS_AUTO;
@@ -358,6 +359,11 @@ static int parse_all(struct penv *p, struct lc_options *o)
         return r;
     if (r)
         o->steal_spin = (unsigned)x;
+
+    if ((r = parse_uint(p, "LOCUS_POLL_US", 1, 1000000, "default 50", &x)) < 0)
+        return r;
+    if (r)
+        o->poll_us = (unsigned)x;
 
     if ((r = parse_text(p, "LOCUS_REPORT", "stderr or a file path", o->report)) < 0)
         return r;

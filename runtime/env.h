@@ -37,6 +37,8 @@ struct lc_options {
     enum lc_steal steal;            /* LOCUS_STEAL: near (default) | all | none */
     unsigned steal_spin;            /* LOCUS_STEAL_SPIN: idle polls of the own node before
                                        stealing, 0..1e9, default 200 */
+    unsigned poll_us;               /* LOCUS_POLL_US: the longest a polling service waits to be
+                                       called, 1..1e6 microseconds, default 50 (poll.c) */
     char report[LC_PATH_MAX];       /* LOCUS_REPORT: "" = none, "stderr", or a file path */
     int verbose;                    /* LOCUS_VERBOSE: 0..3, default 0 */
     enum lc_counters_req counters;  /* LOCUS_COUNTERS: auto (default) | perf | papi | likwid | none */

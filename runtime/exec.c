@@ -8,6 +8,7 @@
 
 #include "depmap.h"
 #include "edge.h"
+#include "events.h"
 #include "mem.h"
 #include "runtime.h"
 #include "policy.h"
@@ -107,6 +108,13 @@ void lc_task_complete(struct lc_worker *w, struct lc_task *t)
         lc_execute(w, next);
 }
 
+void lc_task_complete_busy(struct lc_worker *w, struct lc_task *t)
+{
+    struct lc_task *next = complete_chain(w, t);
+    if (next)
+        lc_task_ready(w, next, LC_READY_RELEASED_BUSY);
+}
+
 /* Runs t's body on w and drops the body's share of pending; 1 when t is
  * then complete. */
 static inline int run_body(struct lc_worker *w, struct lc_task *t)
@@ -121,6 +129,9 @@ static inline int run_body(struct lc_worker *w, struct lc_task *t)
     w->cur = saved;
     lc_stat_add(&w->stats.tasks_run, 1);
 
+    /* events outstanding: the last fulfilment drops the share (events.h) */
+    if (!lc_events_body_end(t))
+        return 0;
     /* the body's share of pending goes; what is left counts children */
     int64_t share = LC_BIAS - t->nspawned;
     return atomic_fetch_sub_explicit(&t->pending, share, memory_order_acq_rel) == share;
@@ -132,6 +143,9 @@ void lc_execute(struct lc_worker *w, struct lc_task *t)
         if (!run_body(w, t))
             return;
         t = complete_chain(w, t);
+        /* a chain of successors is "between tasks" too: services stay polled */
+        if (__builtin_expect(lc_async_due(), 0))
+            lc_async_run(w, 0);
     }
 }
 

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline void cpu_relax(void)
@@ -25,6 +26,13 @@ static inline void cpu_relax(void)
 static inline void futex_wait(_Atomic uint32_t *addr, uint32_t val)
 {
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+/* futex_wait for at most ns nanoseconds. */
+static inline void futex_wait_ns(_Atomic uint32_t *addr, uint32_t val, uint64_t ns)
+{
+    struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
 }
 
 static inline void futex_wake(_Atomic uint32_t *addr, int n)

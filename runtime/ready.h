@@ -25,6 +25,7 @@
 #define LC_READY_H
 
 #include "depmap.h"
+#include "events.h"
 #include "mem.h"
 #include "policy.h"
 #include "prio.h"
@@ -125,6 +126,18 @@ void lc_run_inline(struct lc_worker *w, struct lc_task *t)
     lc_stat_add(&w->stats.tasks_run, 1);
     if (t->nspawned)
         lc_wait_children(w, t, 0);
+    if (__builtin_expect(lc_events_held(t), 0)) {
+        /* events outstanding: it becomes an ordinary child of its spawner
+         * (counted now, before anyone could complete it), and completes as
+         * one, when its last event is fulfilled (events.h) */
+        parent->nspawned++;
+        if (!lc_events_body_end(t))
+            return;
+        int64_t share = LC_BIAS - t->nspawned;   /* its children are all complete */
+        atomic_fetch_sub_explicit(&t->pending, share, memory_order_acq_rel);
+        lc_task_complete_busy(w, t);
+        return;
+    }
     if (t->map)
         lc_depmap_destroy(w, t->map);
     if (t->flags & LC_TF_HEAPARG)

@@ -70,6 +70,8 @@ struct lc_worker {
         uint64_t last_ns;                       /* the clock at the last check */
     } spin;
     int at_spawn;                               /* running a task at its spawn (exec.c) */
+    uint64_t poll_next_ns;                      /* when a busy worker next calls the
+                                                   polling services (events.c) */
     struct lc_grain_state grain;                /* body-length estimate (grain.h); its est
                                                    is read by others, seldom (lc_grain_ask) */
     _Alignas(LC_CACHELINE) struct lc_worker_stats stats;
@@ -184,6 +186,9 @@ void lc_execute(struct lc_worker *w, struct lc_task *t);
 void lc_run_at_spawn(struct lc_worker *w, struct lc_task *t);
 /* exec.c: the body of t is done or its last child completed: finish it. */
 void lc_task_complete(struct lc_worker *w, struct lc_task *t);
+/* exec.c: completes t (its body and children are done) on w, which goes on
+ * with what it was doing: a successor it would run next is queued. */
+void lc_task_complete_busy(struct lc_worker *w, struct lc_task *t);
 /* exec.c: the task's parent map dropped its last reference. */
 void lc_task_unmapped(struct lc_worker *w, struct lc_task *t);
 

@@ -50,6 +50,13 @@ struct lc_edge {
 /* state bits: the two events that must both happen before a task is freed */
 #define LC_ST_COMPLETE 0x1u   /* completed (successors released) */
 #define LC_ST_UNMAPPED 0x2u   /* no longer referenced by the parent's dependency map */
+/* The rest of state serves external events and blocking (events.h): the
+ * word is written only at the ends of a task's life otherwise, so the
+ * count and its handshake with the body's end cost no line of their own. */
+#define LC_ST_BODYDONE 0x4u   /* the body ended with events outstanding */
+#define LC_ST_TOKEN    0x8u   /* locus_task_unblock() came, no block took it yet */
+#define LC_ST_EV_SHIFT 8
+#define LC_ST_EV_ONE   (1u << LC_ST_EV_SHIFT)   /* one outstanding event */
 
 /* Overflow edges; a chunk lives in a recycled task descriptor (edge.c). */
 struct lc_edge_chunk {
@@ -120,7 +127,9 @@ struct lc_task {
     };
 
     /* line 3, after the edges */
-    struct lc_task *qnext;          /* link in a NAFT node's inbox while queued there */
+    struct lc_task *qnext;          /* link in a NAFT node's inbox while queued there;
+                                       after the body, in the list of tasks whose last
+                                       event a foreign thread fulfilled (events.c) */
     /* valid only with LC_TF_GROUPS, so that a spawn need not write it */
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
 

@@ -56,6 +56,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 
+#include "events.h"
 #include "futex.h"
 #include "runtime.h"
 #include "policy.h"
@@ -181,6 +182,7 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
     const struct lc_sched_ops *sched = rt->sched;
     unsigned spins = 0;
     int cond = u->t || u->word;
+    int resleep = 0;   /* woke from a timed sleep with nothing new: sleep again at once */
 
     while (!wait_over(rt, u)) {
         struct lc_task *x = sched->pop(w);
@@ -189,15 +191,25 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             lc_spin_found(w, spins);
             lc_execute(w, x);
             spins = 0;
+            resleep = 0;
+            if (__builtin_expect(lc_async_due(), 0))
+                lc_async_run(w, 0);   /* between tasks (events.h) */
+            continue;
+        }
+        /* idle: completions left by foreign threads, polling services */
+        if (__builtin_expect(lc_async_due(), 0) && lc_async_run(w, 1)) {
+            spins = 0;
+            resleep = 0;
             continue;
         }
         w->idle_polls++;
         if (spins == 0)
             lc_spin_begin(w);
-        if (!lc_spin_give_up(w, ++spins)) {
+        if (!resleep && !lc_spin_give_up(w, ++spins)) {
             idle_poll(rt, spins);
             continue;
         }
+        resleep = 0;
         struct lc_node_sync *ns = &rt->nsync[w->node];
         uint32_t e = atomic_load_explicit(&ns->epoch, memory_order_seq_cst);
         if (u->t) {
@@ -218,9 +230,18 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
         if (w->idle_polls < LC_LONE_STEAL_POLLS)
             w->idle_polls = LC_LONE_STEAL_POLLS;
         x = NULL;
-        if (!wait_over(rt, u) && !(x = sched->pop(w))) {
+        if (!wait_over(rt, u) && !(x = sched->pop(w))
+            && !atomic_load_explicit(&lc_ext_head, memory_order_seq_cst)) {
             lc_stat_add(&w->stats.sleeps, 1);
-            futex_wait(&ns->epoch, e);
+            /* while polling services exist, one sleeper wakes every
+             * LOCUS_POLL_US to call them (poll.c) */
+            if (lc_poll_sleeper_claim()) {
+                futex_wait_ns(&ns->epoch, e, rt->opt.poll_us * 1000ull);
+                lc_poll_sleeper_done();
+                resleep = atomic_load_explicit(&ns->epoch, memory_order_relaxed) == e;
+            } else {
+                futex_wait(&ns->epoch, e);
+            }
         }
         atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);

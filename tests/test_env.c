@@ -246,6 +246,7 @@ static void test_steal_spin(void **state)
 {
     (void)state;
     check_uint("LOCUS_STEAL_SPIN", 0, 1000000000, offsetof(struct lc_options, steal_spin), 0);
+    check_uint("LOCUS_POLL_US", 1, 1000000, offsetof(struct lc_options, poll_us), 0);
 }
 
 static void test_verbose(void **state)

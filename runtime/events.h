@@ -1,0 +1,76 @@
+/*
+ * events.h - the runtime's side of external events and polling services
+ * (events.c, poll.c): what the body's end, the worker loop and the sleep
+ * path ask, each a load of a word that is written only when somebody uses
+ * the feature, so that programs that never do pay nothing else.
+ *
+ * A task's outstanding events live in the upper bits of its state word
+ * (task.h).  The body's end and the last fulfilment meet there: the body's
+ * end sets LC_ST_BODYDONE with a read-modify-write only when it finds
+ * events outstanding, and exactly one of the two sees both "body done"
+ * and "count 0" in the one order of read-modify-writes of the word: that
+ * one drops the body's share of pending (task.h), which may complete it.
+ */
+#ifndef LC_EVENTS_H
+#define LC_EVENTS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "task.h"
+
+struct lc_worker;
+struct lc_runtime;
+
+/* Services registered (poll.c); read by every worker's loop. */
+extern _Atomic int lc_poll_count;
+
+/* events.c: the body of t ended with events outstanding (slow half of
+ * lc_events_body_end). */
+int lc_events_body_end_slow(struct lc_task *t);
+
+/* After the body of t returned (on its thread): 1 when t may complete as
+ * usual, 0 when the last locus_task_events_decrease() will complete it.
+ * acquire: a fulfilment seen here happens before t's successors run. */
+static inline int lc_events_body_end(struct lc_task *t)
+{
+    if (__builtin_expect(atomic_load_explicit(&t->state, memory_order_acquire) < LC_ST_EV_ONE, 1))
+        return 1;
+    return lc_events_body_end_slow(t);
+}
+
+/* Whether t has events outstanding now (its own thread asks). */
+static inline int lc_events_held(struct lc_task *t)
+{
+    return atomic_load_explicit(&t->state, memory_order_relaxed) >= LC_ST_EV_ONE;
+}
+
+/* events.c: completes the tasks whose last event a thread that is not a
+ * worker fulfilled, and calls the polling services when due (idle: every
+ * call; busy: every LOCUS_POLL_US).  Returns 1 when it completed a task or
+ * a service finished. */
+int lc_async_run(struct lc_worker *w, int idle);
+
+/* The tasks left for a worker to complete, or NULL (events.c). */
+extern _Atomic(struct lc_task *) lc_ext_head;
+
+/* Whether lc_async_run has anything to look at: two loads of lines that
+ * only registrations and foreign fulfilments write. */
+static inline int lc_async_due(void)
+{
+    return atomic_load_explicit(&lc_ext_head, memory_order_relaxed) != NULL
+           || atomic_load_explicit(&lc_poll_count, memory_order_relaxed) > 0;
+}
+
+/* poll.c: calls every service once, unless another thread is doing so;
+ * 1 when a service said it is done (a service that is not done does not
+ * count as progress: idle workers go on towards sleeping). */
+int lc_poll_services(void);
+
+/* The sleep path (wait.c): whether this worker should sleep with a timeout
+ * (services exist and no other sleeper keeps them polled); release with
+ * lc_poll_sleeper_done when awake again. */
+int lc_poll_sleeper_claim(void);
+void lc_poll_sleeper_done(void);
+
+#endif /* LC_EVENTS_H */
