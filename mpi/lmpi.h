@@ -21,7 +21,6 @@
 
 #include "locus.h"
 #include "locus_mpi.h"
-#include "events_fallback.h"   /* TEMPORARY until wip-events is merged */
 
 struct lm_group {
     locus_task_ref_t task;

@@ -147,10 +147,6 @@ LOCUS_API int locus_mpi_iwaitall(int count, MPI_Request reqs[], MPI_Status statu
     struct lm_group *g;
     int pending;
     int err = lm_hand_over("locus_mpi_iwaitall", count, reqs, statuses, task, 0, &g, &pending);
-#ifdef LM_EVENTS_FALLBACK   /* TEMPORARY until wip-events is merged */
-    if (err == 0)
-        lm_fallback_hold(task);
-#endif
     return err;
 }
 
