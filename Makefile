@@ -59,7 +59,8 @@
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
 #                  sweep of the five benchmarks x three regimes, here and on
 #                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
-#   install        lib, header, man pages, locus.pc, tools, and lib/locus/ with
+#   install        lib, header, man pages, locus.pc, tools (with MPI also
+#                  liblocus-mpi and locus_mpi.h), and lib/locus/ with
 #                  liblocus-gomp.so and its libgomp.so.1 link (DESTDIR, prefix):
 #                  a directory of its own, which ldconfig does not scan, so that
 #                  the soname libgomp.so.1 never shadows the system's libgomp
@@ -423,7 +424,7 @@ deps:
 # ---------------------------------------------------------------- install
 # locus.pc gets the make-time paths, so `make install prefix=...` is right
 # even when configure was given another prefix.
-install: lib gomp $(TOOLS) locus.pc
+install: lib gomp mpilib $(TOOLS) locus.pc
 	$(INSTALL) -d '$(DESTDIR)$(libdir)/pkgconfig' '$(DESTDIR)$(includedir)' '$(DESTDIR)$(libdir)/locus'
 	$(INSTALL_DATA) $(LIB_A) '$(DESTDIR)$(libdir)/'
 	$(INSTALL_PROGRAM) $(LIB_SO) '$(DESTDIR)$(libdir)/'
@@ -431,6 +432,12 @@ install: lib gomp $(TOOLS) locus.pc
 	$(INSTALL_PROGRAM) $(GOMP_SO) '$(DESTDIR)$(libdir)/locus/'
 	ln -sf liblocus-gomp.so '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
 	$(INSTALL_DATA) include/locus.h '$(DESTDIR)$(includedir)/'
+ifeq ($(HAVE_MPI),1)
+	$(INSTALL_DATA) include/locus_mpi.h '$(DESTDIR)$(includedir)/'
+	$(INSTALL_DATA) $(MPI_LIB_A) '$(DESTDIR)$(libdir)/'
+	$(INSTALL_PROGRAM) $(MPI_LIB_SO) '$(DESTDIR)$(libdir)/'
+	ln -sf $(MPI_SONAME) '$(DESTDIR)$(libdir)/liblocus-mpi.so'
+endif
 	sed -e 's|^prefix=.*|prefix=$(prefix)|' \
 	    -e 's|^exec_prefix=.*|exec_prefix=$(exec_prefix)|' \
 	    -e 's|^libdir=.*|libdir=$(libdir)|' \
@@ -454,7 +461,9 @@ uninstall:
 	rm -f '$(DESTDIR)$(libdir)/liblocus.a' '$(DESTDIR)$(libdir)/$(SONAME)' \
 	      '$(DESTDIR)$(libdir)/liblocus.so' '$(DESTDIR)$(libdir)/pkgconfig/locus.pc' \
 	      '$(DESTDIR)$(includedir)/locus.h' '$(DESTDIR)$(libdir)/locus/liblocus-gomp.so' \
-	      '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
+	      '$(DESTDIR)$(libdir)/locus/libgomp.so.1' '$(DESTDIR)$(includedir)/locus_mpi.h' \
+	      '$(DESTDIR)$(libdir)/liblocus-mpi.a' '$(DESTDIR)$(libdir)/liblocus-mpi.so.0' \
+	      '$(DESTDIR)$(libdir)/liblocus-mpi.so'
 	-rmdir '$(DESTDIR)$(libdir)/locus' 2>/dev/null
 	@for f in $(notdir $(MAN3)); do rm -f "$(DESTDIR)$(mandir)/man3/$$f"; done
 	@for f in $(notdir $(MAN7)); do rm -f "$(DESTDIR)$(mandir)/man7/$$f"; done
