@@ -60,14 +60,19 @@ LOCUS_API int locus_mpi_init(void)
     }
     memset(&lm_table.stats, 0, sizeof lm_table.stats);
     lm_table.n = 0;
+    lm_table.initialised = 1;
+    pthread_mutex_unlock(&lm_table.lock);
+    /* Outside the table lock: a poll holds the runtime's service lock and
+     * then takes the table lock, so the other order could deadlock.  A
+     * request handed over before this returns waits for the first poll. */
     int err = locus_poll_register("locus-mpi", lm_poll, NULL);
     if (err < 0) {
+        pthread_mutex_lock(&lm_table.lock);
+        lm_table.initialised = 0;
         pthread_mutex_unlock(&lm_table.lock);
         return lm_error(err, "locus_mpi_init: registering the polling service: %s",
                         locus_error_message());
     }
-    lm_table.initialised = 1;
-    pthread_mutex_unlock(&lm_table.lock);
     return 0;
 }
 

@@ -130,7 +130,9 @@ static int lm_hand_over(const char *fn, int count, MPI_Request reqs[], MPI_Statu
     pthread_mutex_unlock(&lm_table.lock);
     free(index);
     free(copy);
-    if (err < 0 || (g && !blocking && g->left == 0)) {
+    /* *pending_out, not g->left: once the lock is released the service
+     * may finish the group and (non-blocking form) free it */
+    if (err < 0 || (g && !blocking && *pending_out == 0)) {
         free(g);
         return err;
     }
