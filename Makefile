@@ -26,6 +26,12 @@
 #   tools/*.c                 -> $(BUILD)/tools/*       (installed in bindir)
 #   benchmarks/*/NAME.c       -> $(BUILD)/bench/NAME
 #   benchmarks/*/NAME_omp.c   -> $(BUILD)/bench/NAME-omp (OpenMP, no liblocus)
+# With MPI (configure's --with-mpi, HAVE_MPI = 1; nothing of these without):
+#   mpi/*.c                   -> $(BUILD)/liblocus-mpi.a, $(BUILD)/liblocus-mpi.so.0
+#                                (task-aware MPI on liblocus, include/locus_mpi.h)
+#   tests/mpi/*.c             -> $(BUILD)/tests/mpi/*   (run by tests/mpi/run under
+#                                mpirun, as one entry of the test suite)
+#   benchmarks/*-mpi/NAME.c   -> $(BUILD)/bench/NAME    (distributed benchmarks)
 #   man/*.3 man/*.7           -> installed in man3/ man7/
 #
 # One set of rules, parametrised by BUILD (output directory) and SAN
@@ -50,10 +56,13 @@
 #                  then the conformance stage's task-related tests on that
 #                  build's liblocus-gomp (_check-gomp-conformance-san)
 #   check-tsan     the same in build-tsan/ with TSan
+#   check-mpi      only tests/mpi/run (locus-mpi and the distributed benchmarks
+#                  under mpirun -np 2 and 4), in build/; part of every suite
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
 #                  sweep of the five benchmarks x three regimes, here and on
 #                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
-#   install        lib, header, man pages, locus.pc, tools, and lib/locus/ with
+#   install        lib, header, man pages, locus.pc, tools (with MPI also
+#                  liblocus-mpi and locus_mpi.h), and lib/locus/ with
 #                  liblocus-gomp.so and its libgomp.so.1 link (DESTDIR, prefix):
 #                  a directory of its own, which ldconfig does not scan, so that
 #                  the soname libgomp.so.1 never shadows the system's libgomp
@@ -115,6 +124,7 @@ INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -iquote gomp -I
 ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS)
 DEPFLAGS = -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS)
+MPI_ALL_CFLAGS = $(ALL_CFLAGS) -iquote mpi $(MPI_CFLAGS)
 LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(JEMALLOC_LIBS) $(PAPI_LIBS) $(LIKWID_LIBS) \
 	$(PTHREAD_LIBS) -lm $(LIBS)
 TEST_LIBS = $(LIB_LIBS) $(CMOCKA_LIBS)
@@ -126,7 +136,10 @@ LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)
-BENCH_SRCS := $(wildcard benchmarks/*/*.c)
+BENCH_MPI_SRCS := $(wildcard benchmarks/*-mpi/*.c)
+BENCH_SRCS := $(filter-out $(BENCH_MPI_SRCS),$(wildcard benchmarks/*/*.c))
+MPI_SRCS := $(wildcard mpi/*.c)
+MPI_TEST_SRCS := $(wildcard tests/mpi/*.c)
 BENCH_OMP_SRCS := $(filter %_omp.c,$(BENCH_SRCS))
 BENCH_LOCUS_SRCS := $(filter-out %_omp.c,$(BENCH_SRCS))
 GOMP_SRCS := $(wildcard gomp/*.c)
@@ -151,19 +164,30 @@ GOMP_ALIAS = $(BUILD)/gomp/libgomp.so.1
 ifeq ($(HAVE_OPENMP),1)
 GOMP_TESTS = $(patsubst tests/gomp/%.c,$(BUILD)/tests/gomp/%,$(GOMP_TEST_SRCS))
 endif
-PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP) $(GOMP_TESTS)
+ifeq ($(HAVE_MPI),1)
+MPI_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(MPI_SRCS))
+MPI_LIB_A = $(BUILD)/liblocus-mpi.a
+MPI_SONAME = liblocus-mpi.so.0
+MPI_LIB_SO = $(BUILD)/$(MPI_SONAME)
+MPI_TESTS = $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(MPI_TEST_SRCS))
+BENCH_MPI = $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_MPI_SRCS))))
+endif
+PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP) $(GOMP_TESTS) \
+	$(MPI_TESTS) $(BENCH_MPI)
 
 # Rebuild everything when the compiler, flags or libraries change.
 FLAGS_TRACK = $(BUILD)/FLAGS.track
 
-.PHONY: all lib gomp check check-plain check-gomp-conformance _check-gomp-conformance \
+.PHONY: all lib gomp mpilib check check-plain check-gomp-conformance _check-gomp-conformance \
 	_check-gomp-conformance-san \
-	check-numa-vm check-asan check-tsan demo install uninstall \
+	check-numa-vm check-asan check-tsan check-mpi demo install uninstall \
 	deps clean distclean FORCE _run-tests _run-examples
 
-all: lib gomp $(PROGRAMS)
+all: lib gomp mpilib $(PROGRAMS)
 
 lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINK)
+
+mpilib: $(MPI_LIB_A) $(MPI_LIB_SO)
 
 gomp: $(GOMP_SO) $(GOMP_ALIAS)
 
@@ -200,7 +224,7 @@ config.mak: ;
 # ---------------------------------------------------------------- build
 $(FLAGS_TRACK): FORCE
 	@mkdir -p $(@D)
-	@flags='$(subst ','\'',$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(TEST_LIBS) $(BLAS_LIBS) $(OPENMP_CFLAGS))'; \
+	@flags='$(subst ','\'',$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $(TEST_LIBS) $(BLAS_LIBS) $(OPENMP_CFLAGS) $(MPI_CFLAGS) $(MPI_LIBS))'; \
 	if test x"$$flags" != x"`cat $@ 2>/dev/null`"; then \
 		echo "$$flags" >$@; \
 	fi
@@ -222,6 +246,21 @@ $(LIB_SO): $(LIB_OBJS) liblocus.map
 
 $(LIB_SO_LINK): $(LIB_SO)
 	$(QUIET)ln -sf $(SONAME) $@
+
+# liblocus-mpi: mpi/ compiled with the MPI wrapper's flags (the more
+# specific pattern wins over the generic object rule), its own archive and
+# a shared library that needs liblocus.so.0 and libmpi.
+$(BUILD)/obj/mpi/%.o: mpi/%.c $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_CC)$(CC) $(MPI_ALL_CFLAGS) -fPIC $(DEPFLAGS) -c -o $@ $<
+
+$(MPI_LIB_A): $(MPI_OBJS)
+	@rm -f $@
+	$(QUIET_AR)$(AR) rcs $@ $(MPI_OBJS)
+
+$(MPI_LIB_SO): $(MPI_OBJS) $(LIB_SO)
+	$(QUIET_LINK)$(CC) -shared -Wl,-soname,$(MPI_SONAME) -Wl,--no-undefined \
+		-o $@ $(MPI_OBJS) $(ALL_LDFLAGS) -L$(BUILD) -l:$(SONAME) $(MPI_LIBS)
 
 # liblocus-gomp: the runtime plus gomp/, exporting only libgomp's entry
 # points under libgomp's version nodes.  tools/gen-gomp-stubs writes the
@@ -268,6 +307,12 @@ $(BUILD)/tools/%: tools/%.c $(LIB_A) $(FLAGS_TRACK) | build/config.h
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
 		$(LIB_A) $(ALL_LDFLAGS) $(LIB_LIBS)
 
+# MPI programs: liblocus-mpi, liblocus and libmpi; run with mpirun.
+$(BUILD)/tests/mpi/%: tests/mpi/%.c $(MPI_LIB_A) $(LIB_A) $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(MPI_ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
+		$(MPI_LIB_A) $(LIB_A) $(ALL_LDFLAGS) $(LIB_LIBS) $(MPI_LIBS)
+
 # A benchmark's source may be in any benchmarks/*/ directory: find it by
 # name.  (The % is kept out of the rule text, where make would put the stem.)
 bench_src = $(firstword $(filter %/$(1).c,$(BENCH_SRCS)))
@@ -285,7 +330,14 @@ $(BENCH_OMP): $(BUILD)/bench/%-omp: $$(call bench_src,$$*_omp) \
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(OPENMP_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ \
 		-o $@ $< $(ALL_LDFLAGS) $(OPENMP_CFLAGS) $(BLAS_LIBS) -lm
 
--include $(wildcard $(LIB_OBJS:.o=.d) $(GOMP_OBJS:.o=.d) $(addsuffix .d,$(PROGRAMS)))
+bench_mpi_src = $(firstword $(filter %/$(1).c,$(BENCH_MPI_SRCS)))
+$(BENCH_MPI): $(BUILD)/bench/%: $$(call bench_mpi_src,$$*) \
+		$(MPI_LIB_A) $(LIB_A) $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CC) $(MPI_ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
+		$(MPI_LIB_A) $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LIBS) $(MPI_LIBS)
+
+-include $(wildcard $(MPI_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(GOMP_OBJS:.o=.d) $(addsuffix .d,$(PROGRAMS)))
 
 # ---------------------------------------------------------------- tests
 # Each suite appends "NAME passed failed skipped" to $(TALLY) (via
@@ -301,7 +353,8 @@ RUN_TESTS_TIMEOUT_tsan = 900
 _run-tests: $(TESTS)
 	@echo '=== tests in $(BUILD)/ (LOCUS_TEST_SANITIZER=$(SAN))'
 	@$(TEST_ENV) RUN_TESTS_TIMEOUT=$(or $(RUN_TESTS_TIMEOUT),$(RUN_TESTS_TIMEOUT_$(SAN))) \
-		RUN_TESTS_LABEL='$(SUITE)' tools/run-tests $(TESTS)
+		RUN_TESTS_LABEL='$(SUITE)' MPI_TEST_BUILD=$(BUILD) MPI_TEST_HAVE_MPI=$(HAVE_MPI) \
+		MPIRUN='$(MPIRUN)' tools/run-tests $(TESTS) tests/mpi/run
 
 _run-examples: $(EXAMPLES)
 	@echo '=== examples in $(BUILD)/ (smoke run)'
@@ -334,6 +387,13 @@ check-numa-vm:
 	@$(MAKE) --no-print-directory BUILD=build SAN=none all
 	@echo '=== NUMA placement in QEMU guests (tests/numa-vm/run)'
 	@RUN_TESTS_TIMEOUT=900 RUN_TESTS_LABEL=numa-vm tools/run-tests tests/numa-vm/run
+
+# Only the MPI stage (it is also part of check-plain, -asan and -tsan).
+check-mpi:
+	@$(MAKE) --no-print-directory BUILD=build SAN=none all
+	@echo '=== MPI tests in build/ (tests/mpi/run)'
+	@MPI_TEST_BUILD=build MPI_TEST_HAVE_MPI=$(HAVE_MPI) MPIRUN='$(MPIRUN)' \
+		RUN_TESTS_TIMEOUT=900 RUN_TESTS_LABEL=mpi tools/run-tests tests/mpi/run
 
 check-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=asan all
@@ -382,7 +442,7 @@ deps:
 # ---------------------------------------------------------------- install
 # locus.pc gets the make-time paths, so `make install prefix=...` is right
 # even when configure was given another prefix.
-install: lib gomp $(TOOLS) locus.pc
+install: lib gomp mpilib $(TOOLS) locus.pc
 	$(INSTALL) -d '$(DESTDIR)$(libdir)/pkgconfig' '$(DESTDIR)$(includedir)' '$(DESTDIR)$(libdir)/locus'
 	$(INSTALL_DATA) $(LIB_A) '$(DESTDIR)$(libdir)/'
 	$(INSTALL_PROGRAM) $(LIB_SO) '$(DESTDIR)$(libdir)/'
@@ -390,6 +450,12 @@ install: lib gomp $(TOOLS) locus.pc
 	$(INSTALL_PROGRAM) $(GOMP_SO) '$(DESTDIR)$(libdir)/locus/'
 	ln -sf liblocus-gomp.so '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
 	$(INSTALL_DATA) include/locus.h include/alpi.h '$(DESTDIR)$(includedir)/'
+ifeq ($(HAVE_MPI),1)
+	$(INSTALL_DATA) include/locus_mpi.h '$(DESTDIR)$(includedir)/'
+	$(INSTALL_DATA) $(MPI_LIB_A) '$(DESTDIR)$(libdir)/'
+	$(INSTALL_PROGRAM) $(MPI_LIB_SO) '$(DESTDIR)$(libdir)/'
+	ln -sf $(MPI_SONAME) '$(DESTDIR)$(libdir)/liblocus-mpi.so'
+endif
 	sed -e 's|^prefix=.*|prefix=$(prefix)|' \
 	    -e 's|^exec_prefix=.*|exec_prefix=$(exec_prefix)|' \
 	    -e 's|^libdir=.*|libdir=$(libdir)|' \
@@ -414,7 +480,9 @@ uninstall:
 	      '$(DESTDIR)$(libdir)/liblocus.so' '$(DESTDIR)$(libdir)/pkgconfig/locus.pc' \
 	      '$(DESTDIR)$(includedir)/locus.h' '$(DESTDIR)$(includedir)/alpi.h' \
 	      '$(DESTDIR)$(libdir)/locus/liblocus-gomp.so' \
-	      '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
+	      '$(DESTDIR)$(libdir)/locus/libgomp.so.1' '$(DESTDIR)$(includedir)/locus_mpi.h' \
+	      '$(DESTDIR)$(libdir)/liblocus-mpi.a' '$(DESTDIR)$(libdir)/liblocus-mpi.so.0' \
+	      '$(DESTDIR)$(libdir)/liblocus-mpi.so'
 	-rmdir '$(DESTDIR)$(libdir)/locus' 2>/dev/null
 	@for f in $(notdir $(MAN3)); do rm -f "$(DESTDIR)$(mandir)/man3/$$f"; done
 	@for f in $(notdir $(MAN7)); do rm -f "$(DESTDIR)$(mandir)/man7/$$f"; done

@@ -84,7 +84,7 @@ static void t_gemm(void *p)
 
 /* One first-touch task per lower tile: under NAFT the tiles are dealt over
  * the nodes, and each is written where its task runs. */
-static void spawn_init(struct chol_tiles *m)
+static inline void spawn_init(struct chol_tiles *m)
 {
     const size_t tb = m->tile_bytes;
     for (int i = 0; i < m->nt; i++)

@@ -142,6 +142,8 @@ struct bench_result {
     int verified;            /* 1 passed, 0 failed, -1 not checked */
     const char *blas;        /* bench_blas() text */
     const char *impl;        /* "locus", or the peer's name */
+    const char *extra;       /* more "key=value ..." for the RESULT line (the
+                                distributed benchmarks' rank figures), or NULL */
 };
 
 /*
@@ -251,6 +253,8 @@ static inline void bench_print(const struct bench_result *r)
     }
     printf(" blas=%s counters=", r->blas);
     bench_print_counters(is_locus);
+    if (r->extra && *r->extra)
+        printf(" %s", r->extra);
     printf("\n");
     fflush(stdout);
 }

@@ -255,11 +255,13 @@ static void jb_block_sweep(const struct jb_block *b)
 
 /*
  * The check: total_sweeps sequential sweeps over two contiguous grids, then
- * a bitwise comparison with the blocks of the grid the tasks ended in.
+ * a bitwise comparison with the blocks k0..k1-1 of the grid the tasks ended
+ * in (blocks[0] is block k0: a distributed run checks its own range).
  * Returns 1 when equal, 0 (with a message on stderr) when not, -1 when the
  * memory for the reference could not be had.
  */
-static int jb_verify(const struct jb_opts *o, double *const *blocks, long total_sweeps)
+static int jb_verify_range(const struct jb_opts *o, double *const *blocks, long k0, long k1,
+                           long total_sweeps)
 {
     const long rows = o->rows, cols = o->cols;
     size_t bytes = (size_t)rows * (size_t)cols * sizeof(double);
@@ -282,14 +284,13 @@ static int jb_verify(const struct jb_opts *o, double *const *blocks, long total_
         b = t;
     }
     size_t bb = (size_t)o->block * (size_t)cols * sizeof(double);
-    for (long k = 0; k < o->nblocks && ok; k++) {
-        const double *ref = a + k * o->block * cols;
-        if (memcmp(blocks[k], ref, bb)) {
+    for (long k = k0; k < k1 && ok; k++) {
+        const double *ref = a + k * o->block * cols, *got = blocks[k - k0];
+        if (memcmp(got, ref, bb)) {
             for (long e = 0; e < o->block * cols; e++)
-                if (memcmp(&blocks[k][e], &ref[e], sizeof(double))) {
+                if (memcmp(&got[e], &ref[e], sizeof(double))) {
                     fprintf(stderr, "jacobi: point (%ld, %ld) is %.17g, the sequential run "
-                            "gives %.17g\n", k * o->block + e / cols, e % cols, blocks[k][e],
-                            ref[e]);
+                            "gives %.17g\n", k * o->block + e / cols, e % cols, got[e], ref[e]);
                     break;
                 }
             ok = 0;
@@ -298,6 +299,12 @@ static int jb_verify(const struct jb_opts *o, double *const *blocks, long total_
     free(a);
     free(b);
     return ok;
+}
+
+/* The whole grid's check (see jb_verify_range). */
+static inline int jb_verify(const struct jb_opts *o, double *const *blocks, long total_sweeps)
+{
+    return jb_verify_range(o, blocks, 0, o->nblocks, total_sweeps);
 }
 
 #endif /* JACOBI_KERNELS_H */

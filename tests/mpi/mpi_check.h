@@ -1,0 +1,64 @@
+/*
+ * mpi_check.h - what the MPI test programs share: a check that names the
+ * rank, the line and the values, and a watchdog, so that a failure or a
+ * hang ends the program (and with it the mpirun job) with a message.
+ * The programs are run by tests/mpi/run under mpirun.
+ */
+#ifndef MPI_CHECK_H
+#define MPI_CHECK_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "locus.h"
+#include "locus_mpi.h"
+
+static int mc_rank = -1;
+
+#define MC_FAIL(...)                                                                  \
+    do {                                                                              \
+        fprintf(stderr, "FAIL rank %d %s:%d: ", mc_rank, __FILE__, __LINE__);         \
+        fprintf(stderr, __VA_ARGS__);                                                 \
+        fputc('\n', stderr);                                                          \
+        fflush(stderr);                                                               \
+        _exit(1);                                                                     \
+    } while (0)
+
+/* An expression that must give the expected int value. */
+#define MC_EQ(expr, want)                                                             \
+    do {                                                                              \
+        long mc_got_ = (long)(expr), mc_want_ = (long)(want);                         \
+        if (mc_got_ != mc_want_)                                                      \
+            MC_FAIL("%s is %ld, expected %ld (locus: '%s', locus-mpi: '%s')", #expr,  \
+                    mc_got_, mc_want_, locus_error_message(), locus_mpi_error_message()); \
+    } while (0)
+
+#define MC_TRUE(cond, ...)                                                            \
+    do {                                                                              \
+        if (!(cond))                                                                  \
+            MC_FAIL(__VA_ARGS__);                                                     \
+    } while (0)
+
+static void mc_watchdog_fired(int sig)
+{
+    (void)sig;
+    static const char msg[] = "FAIL: watchdog: the test hung (no progress within its limit)\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    _exit(3);
+}
+
+/* A hang becomes a failure after seconds (longer under a sanitizer). */
+static void mc_watchdog(unsigned seconds)
+{
+    const char *san = getenv("LOCUS_TEST_SANITIZER");
+    if (san && *san && strcmp(san, "none"))
+        seconds *= 5;
+    signal(SIGALRM, mc_watchdog_fired);
+    alarm(seconds);
+}
+
+#endif /* MPI_CHECK_H */
