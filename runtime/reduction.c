@@ -54,7 +54,9 @@ static int red_check(const struct locus_reduction *red, const char *fn)
 {
     if (!red)
         return lc_error(-EINVAL, "%s: the reduction is NULL", fn);
-    if (red->magic != RED_MAGIC)
+    /* a pointer of the wrong alignment cannot be one of ours, and reading
+     * its fields would be undefined: refused before they are read */
+    if ((uintptr_t)red % _Alignof(struct locus_reduction) || red->magic != RED_MAGIC)
         return lc_error(-EINVAL, "%s: %p is not an open reduction (finished already, or not "
                         "from locus_reduction_create)", fn, (const void *)red);
     if (red->rt != lc_rt)
