@@ -203,6 +203,8 @@ struct gomp_ws *gomp_ws_enter(int sched, unsigned long long n, unsigned long lon
 int gomp_sched_resolve(long sched, unsigned long long *chunk);
 /* The calling thread's next chunk of its loop in the user's values. */
 bool gomp_loop_next_ull(unsigned long long *istart, unsigned long long *iend);
+/* The same in a signed loop's values (the GOMP_loop_* forms of long). */
+bool gomp_loop_next_long(long *istart, long *iend);
 
 /* ordered.c: an ordered loop's turn passing (see there) */
 void gomp_ordered_pass(struct gomp_ws *ws);

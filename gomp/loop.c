@@ -230,7 +230,7 @@ bool gomp_loop_next_ull(ull *istart, ull *iend)
     return true;
 }
 
-static bool next_long(long *istart, long *iend)
+bool gomp_loop_next_long(long *istart, long *iend)
 {
     ull s, e;
     if (!gomp_loop_next_ull(&s, &e))
@@ -246,7 +246,7 @@ static bool start_long(int sched, long start, long end, long incr, long chunk,
     ull c = chunk > 0 ? (ull)chunk : 0;
     sched = resolve_sched(sched, &c);
     ws_enter(sched, gomp_count_long(start, end, incr), c, (ull)start, (ull)incr);
-    return next_long(istart, iend);
+    return gomp_loop_next_long(istart, iend);
 }
 
 #define LONG_START(name, sched)                                                        \
@@ -263,7 +263,7 @@ static bool start_long(int sched, long start, long end, long incr, long chunk,
 #define LONG_NEXT(name)                                                                \
     GOMP_EXPORT bool name(long *istart, long *iend)                                     \
     {                                                                                   \
-        return next_long(istart, iend);                                                 \
+        return gomp_loop_next_long(istart, iend);                                                 \
     }
 
 LONG_START(GOMP_loop_static_start, GS_STATIC)
@@ -306,7 +306,7 @@ GOMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, lo
         *mem = ws->mem;
     if (!istart)
         return true;
-    return next_long(istart, iend);
+    return gomp_loop_next_long(istart, iend);
 }
 
 /* ---- unsigned long long loops: up ? i < end : i > end, incr two's complement ---- */

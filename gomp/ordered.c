@@ -64,24 +64,7 @@ static bool start_long(int sched, long start, long end, long incr, ull chunk, si
                                        (ull)start, (ull)incr, 1, mem_size, 0, NULL);
     if (mem)
         *mem = ws->mem;
-    if (!istart)
-        return true;
-    ull s, e;
-    if (!gomp_loop_next_ull(&s, &e))
-        return false;
-    *istart = (long)s;
-    *iend = (long)e;
-    return true;
-}
-
-static bool next_long(long *istart, long *iend)
-{
-    ull s, e;
-    if (!gomp_loop_next_ull(&s, &e))
-        return false;
-    *istart = (long)s;
-    *iend = (long)e;
-    return true;
+    return !istart || gomp_loop_next_long(istart, iend);
 }
 
 #define ORD_START(name, kind)                                                          \
@@ -120,7 +103,7 @@ GOMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long s
 #define ORD_NEXT(name)                                                                 \
     GOMP_EXPORT bool name(long *istart, long *iend)                                     \
     {                                                                                   \
-        return next_long(istart, iend);                                                 \
+        return gomp_loop_next_long(istart, iend);                                                 \
     }
 ORD_NEXT(GOMP_loop_ordered_static_next)
 ORD_NEXT(GOMP_loop_ordered_dynamic_next)
