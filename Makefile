@@ -14,7 +14,7 @@
 # configure.ac re-runs configure with the arguments it was last given.
 #
 # Sources are found by wildcard; adding a file never needs an edit here:
-#   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c -> $(BUILD)/liblocus.a,
+#   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c trace/*.c -> $(BUILD)/liblocus.a,
 #                                                   $(BUILD)/liblocus.so.0
 #   gomp/*.c + the above      -> $(BUILD)/liblocus-gomp.so (soname libgomp.so.1,
 #                                libgomp's symbol versions; $(BUILD)/gomp/
@@ -109,18 +109,18 @@ BASE_CFLAGS = -std=gnu11 -Wall -Wextra -fvisibility=hidden $(PTHREAD_CFLAGS)
 # The internal directories are searched for "..." includes only (-iquote
 # where the conventions say -I): with -Isched, a sched/sched.h would hide the
 # system <sched.h> that pthread.h and hwloc.h include.
-INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -iquote gomp -Ibuild
-ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS)
+INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -iquote gomp -iquote trace -Ibuild
+ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(OTF2_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS)
 DEPFLAGS = -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS)
-LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(JEMALLOC_LIBS) $(PAPI_LIBS) $(LIKWID_LIBS) \
+LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(JEMALLOC_LIBS) $(PAPI_LIBS) $(LIKWID_LIBS) $(OTF2_LIBS) \
 	$(PTHREAD_LIBS) -lm $(LIBS)
 TEST_LIBS = $(LIB_LIBS) $(CMOCKA_LIBS)
 BENCH_LIBS = $(LIB_LIBS) $(BLAS_LIBS)
 SONAME = liblocus.so.0
 
 # ---------------------------------------------------------------- sources
-LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c)
+LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c trace/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)

@@ -119,13 +119,24 @@ typedef struct locus_task_attr {
     int pad0_;     /**< the tail padding of the first version: never read */
     int priority;  /**< 0 (default) .. LOCUS_PRIORITY_MAX: larger runs sooner among
                         ready tasks (see locus_spawn_attr(3)); negative is an error */
+    /* ---- task labels (traces: LOCUS_TRACE, LOCUS_DAG) ---- */
+    int pad1_;     /**< the tail padding after priority: never read */
+    const char *label; /**< NULL (none), or the task's name in traces and task graphs
+                            (e.g. "gemm"); the string must stay valid until
+                            locus_finalize() (a literal); at most LOCUS_LABEL_MAX bytes */
+    /* ---- end of task labels ---- */
 } locus_task_attr_t;
+
+/* ---- task labels ---- */
+/** The longest task label (locus_task_attr_t.label) in bytes, without its NUL. */
+#define LOCUS_LABEL_MAX 63
+/* ---- end of task labels ---- */
 
 /** The largest task priority (locus_task_attr_t.priority). */
 #define LOCUS_PRIORITY_MAX 65535
 
 /** Every option at its default: locus_task_attr_t a = LOCUS_TASK_ATTR_INIT; */
-#define LOCUS_TASK_ATTR_INIT { sizeof(locus_task_attr_t), LOCUS_NODE_ANY, 0, 0 }
+#define LOCUS_TASK_ATTR_INIT { sizeof(locus_task_attr_t), LOCUS_NODE_ANY, 0, 0, 0, 0 }
 
 /**
  * locus_spawn() with per-task options (attr NULL: exactly locus_spawn()).

@@ -38,6 +38,8 @@ struct lc_options {
     unsigned steal_spin;            /* LOCUS_STEAL_SPIN: idle polls of the own node before
                                        stealing, 0..1e9, default 200 */
     char report[LC_PATH_MAX];       /* LOCUS_REPORT: "" = none, "stderr", or a file path */
+    char trace[LC_PATH_MAX];        /* LOCUS_TRACE: "" = none, else the OTF2 archive's directory */
+    char dag[LC_PATH_MAX];          /* LOCUS_DAG: "" = none, else the Graphviz dot file */
     int verbose;                    /* LOCUS_VERBOSE: 0..3, default 0 */
     enum lc_counters_req counters;  /* LOCUS_COUNTERS: auto (default) | perf | papi | likwid | none */
     int likwid_marker;              /* LIKWID_EVENTS and LIKWID_FILEPATH set (non-empty): the

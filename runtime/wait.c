@@ -181,19 +181,29 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
     const struct lc_sched_ops *sched = rt->sched;
     unsigned spins = 0;
     int cond = u->t || u->word;
+    int idle = 0;   /* tracing: inside an idle event (trace/trace.h) */
 
     while (!wait_over(rt, u)) {
         struct lc_task *x = sched->pop(w);
         if (x) {
             w->idle_polls = 0;
             lc_spin_found(w, spins);
+            if (__builtin_expect(idle, 0)) {
+                lc_trace_mark(w, LC_EV_IDLE_END, 0);
+                idle = 0;
+            }
             lc_execute(w, x);
             spins = 0;
             continue;
         }
         w->idle_polls++;
-        if (spins == 0)
+        if (spins == 0) {
             lc_spin_begin(w);
+            if (__builtin_expect(w->trace != NULL, 0) && !idle) {
+                lc_trace_mark(w, LC_EV_IDLE, 0);
+                idle = 1;
+            }
+        }
         if (!lc_spin_give_up(w, ++spins)) {
             idle_poll(rt, spins);
             continue;
@@ -220,7 +230,11 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
         x = NULL;
         if (!wait_over(rt, u) && !(x = sched->pop(w))) {
             lc_stat_add(&w->stats.sleeps, 1);
+            if (__builtin_expect(idle, 0))
+                lc_trace_mark(w, LC_EV_SLEEP, 0);
             futex_wait(&ns->epoch, e);
+            if (__builtin_expect(idle, 0))
+                lc_trace_mark(w, LC_EV_WAKE, 0);
         }
         atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
@@ -230,10 +244,16 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         if (u->t)
             atomic_store_explicit(&u->t->tw_target, 0, memory_order_relaxed);
+        if (__builtin_expect(idle, 0)) {
+            lc_trace_mark(w, LC_EV_IDLE_END, 0);
+            idle = 0;
+        }
         if (x)
             lc_execute(w, x);
         spins = 0;
     }
+    if (__builtin_expect(idle, 0))
+        lc_trace_mark(w, LC_EV_IDLE_END, 0);
 }
 
 void lc_worker_loop(struct lc_worker *w)
