@@ -10,7 +10,8 @@
  * local, near and far dependency bytes; idle polling, sleeping and
  * taskwait are regions too.  Spawns, releases and steals are parameters:
  * "spawn" (the new task), "released by" then "ready" (a completion made a
- * task ready), "steal from node".  locus-trace(1) reads all of it.
+ * task ready), "steal from node" then "steal distance" (0 local, 1 near,
+ * 2 far).  locus-trace (tools/) reads all of it.
  *
  * Built only when configure found libotf2 (HAVE_OTF2); elsewhere
  * LOCUS_TRACE fails locus_init (trace.c) and this file says so.
@@ -192,9 +193,10 @@ static OTF2_ErrorCode on_error(void *ud, const char *file, uint64_t line, const 
 }
 
 /* Parameters and the metric. */
-enum { P_TASK, P_SPAWN, P_RELEASED_BY, P_READY, P_STEAL, NPARAM };
+enum { P_TASK, P_SPAWN, P_RELEASED_BY, P_READY, P_STEAL, P_STEAL_DIST, NPARAM };
 static const char *const param_name[NPARAM] = {
     "task", "spawn", "released by", "ready", "steal from node",
+    "steal distance",   /* 0 local, 1 near, 2 far: as locus_stats_t's steals */
 };
 
 #define CHECK(call)                                                       \
@@ -283,7 +285,12 @@ static OTF2_ErrorCode write_events(OTF2_Archive *ar, struct lc_runtime *rt, stru
                 break;
             case LC_EV_STEAL:
                 code = OTF2_EvtWriter_ParameterInt(ew, NULL, t, par[P_STEAL], (int64_t)e->id);
-                n++;
+                if (code == OTF2_SUCCESS)
+                    code = OTF2_EvtWriter_ParameterUnsignedInt(
+                        ew, NULL, t, par[P_STEAL_DIST],
+                        rt->topo.nnodes == 1 ? 0
+                        : (uint64_t)lc_topology_class(&rt->topo, rt->workers[i].node, (int)e->id));
+                n += 2;
                 break;
             default:
                 break;
