@@ -42,6 +42,7 @@ int lc_trace_write_otf2(struct lc_runtime *rt, const char *dir, char *err, size_
 #else
 
 #include <otf2/otf2.h>
+#include <sys/statvfs.h>
 
 int lc_trace_have_otf2(void)
 {
@@ -415,6 +416,62 @@ static OTF2_ErrorCode write_defs(OTF2_Archive *ar, struct lc_runtime *rt, struct
     return code;
 }
 
+/* OTF2 ignores failed writes (a full disk, a file size limit): the
+ * archive is read back and each worker's events counted, so that a
+ * truncated trace is an error, not a surprise in the viewer.  OTF2 error
+ * or a short count: -ENOSPC when the file system is full, else -EIO. */
+static int verify(const char *dir, const uint64_t *nevents, int nw, char *why, size_t len)
+{
+    char anchor[LC_PATH_MAX + 32];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    int bad = -1;
+    uint64_t got = 0;
+    if (!rd) {
+        snprintf(why, len, "its anchor file cannot be read back");
+        goto fail;
+    }
+    if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS
+        || OTF2_Reader_OpenDefFiles(rd) != OTF2_SUCCESS
+        || OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
+        snprintf(why, len, "its files cannot be read back");
+        goto fail;
+    }
+    for (int i = 0; i < nw; i++) {
+        uint64_t n = 0;
+        OTF2_Reader_SelectLocation(rd, (OTF2_LocationRef)i);
+        OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, (OTF2_LocationRef)i);
+        if (dr) {
+            OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+            OTF2_Reader_CloseDefReader(rd, dr);
+        }
+        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, (OTF2_LocationRef)i);
+        got = 0;
+        if (!er || OTF2_Reader_ReadLocalEvents(rd, er, OTF2_UNDEFINED_UINT64, &got) != OTF2_SUCCESS
+            || got != nevents[i]) {
+            bad = i;
+            if (er)
+                OTF2_Reader_CloseEvtReader(rd, er);
+            snprintf(why, len, "worker %d's events read back %llu of %llu", i,
+                     (unsigned long long)got, (unsigned long long)nevents[i]);
+            goto fail;
+        }
+        OTF2_Reader_CloseEvtReader(rd, er);
+    }
+    OTF2_Reader_CloseEvtFiles(rd);
+    OTF2_Reader_CloseDefFiles(rd);
+    OTF2_Reader_Close(rd);
+    return 0;
+fail:
+    (void)bad;
+    if (rd)
+        OTF2_Reader_Close(rd);
+    struct statvfs sv;
+    if (statvfs(dir, &sv) == 0 && sv.f_bavail == 0)
+        return -ENOSPC;
+    return -EIO;
+}
+
 int lc_trace_write_otf2(struct lc_runtime *rt, const char *dir, char *err, size_t errlen)
 {
     struct writer wr;
@@ -484,6 +541,22 @@ int lc_trace_write_otf2(struct lc_runtime *rt, const char *dir, char *err, size_
         OTF2_Archive *a = ar;
         ar = NULL;
         CHECK(OTF2_Archive_Close(a));
+    }
+    {
+        char why[160];
+        int v = verify(dir, nevents, nw, why, sizeof why);
+        if (v < 0) {
+            snprintf(err, errlen, "LOCUS_TRACE='%s': the trace was not written whole (%s)%s; "
+                     "it is unusable", dir, why,
+                     v == -ENOSPC ? ": the file system is full" : " (a full disk or a file "
+                     "size limit?)");
+            OTF2_Error_RegisterCallback(NULL, NULL);
+            names_free(&wr.str);
+            names_free(&wr.reg);
+            free(wr.rc);
+            free(nevents);
+            return v;
+        }
     }
 
 out:
