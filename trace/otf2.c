@@ -25,7 +25,8 @@
 #include "runtime.h"
 #include "trace.h"
 
-#ifndef HAVE_OTF2
+/* LC_TRACE_NO_OTF2: the build without OTF2, for tests/test_trace_nootf2.c */
+#if !defined(HAVE_OTF2) || defined(LC_TRACE_NO_OTF2)
 
 int lc_trace_have_otf2(void)
 {
@@ -217,10 +218,12 @@ static OTF2_StringRef str(struct writer *wr, const char *s, int *nomem)
         *nomem = 1;
     return r < 0 ? 0 : (OTF2_StringRef)r;
 }
+/* in write_defs: a definition written (counted for verify) or return */
 #define CHECK_RET(call)                                                   \
     do {                                                                  \
         if ((code = (call)) != OTF2_SUCCESS)                              \
             return code;                                                  \
+        (*ndefs)++;                                                       \
     } while (0)
 
 #define STR(s) str(wr, (s), nomem)
@@ -342,7 +345,7 @@ static OTF2_ErrorCode write_events(OTF2_Archive *ar, struct lc_runtime *rt, stru
  * metric and the parameters. */
 static OTF2_ErrorCode write_defs(OTF2_Archive *ar, struct lc_runtime *rt, struct writer *wr,
                                  const uint64_t *nevents, uint64_t tmin, uint64_t tmax,
-                                 const OTF2_ParameterRef *par, int *nomem)
+                                 const OTF2_ParameterRef *par, int *nomem, uint64_t *ndefs)
 {
     OTF2_ErrorCode code;
     int nn = rt->topo.nnodes, nw = rt->nworkers;
@@ -420,7 +423,8 @@ static OTF2_ErrorCode write_defs(OTF2_Archive *ar, struct lc_runtime *rt, struct
  * archive is read back and each worker's events counted, so that a
  * truncated trace is an error, not a surprise in the viewer.  OTF2 error
  * or a short count: -ENOSPC when the file system is full, else -EIO. */
-static int verify(const char *dir, const uint64_t *nevents, int nw, char *why, size_t len)
+static int verify(const char *dir, const uint64_t *nevents, int nw, uint64_t ndefs,
+                  char *why, size_t len)
 {
     char anchor[LC_PATH_MAX + 32];
     snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
@@ -436,6 +440,17 @@ static int verify(const char *dir, const uint64_t *nevents, int nw, char *why, s
         || OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
         snprintf(why, len, "its files cannot be read back");
         goto fail;
+    }
+    {
+        uint64_t n = 0;
+        OTF2_GlobalDefReader *gr = OTF2_Reader_GetGlobalDefReader(rd);
+        if (!gr || OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n) != OTF2_SUCCESS
+            || n != ndefs) {
+            snprintf(why, len, "its definitions read back %llu of %llu",
+                     (unsigned long long)n, (unsigned long long)ndefs);
+            goto fail;
+        }
+        OTF2_Reader_CloseGlobalDefReader(rd, gr);
     }
     for (int i = 0; i < nw; i++) {
         uint64_t n = 0;
@@ -534,7 +549,8 @@ int lc_trace_write_otf2(struct lc_runtime *rt, const char *dir, char *err, size_
     }
     CHECK(OTF2_Archive_CloseDefFiles(ar));
 
-    CHECK(write_defs(ar, rt, &wr, nevents, tmin, tmax, par, &nomem));
+    uint64_t ndefs = 0;
+    CHECK(write_defs(ar, rt, &wr, nevents, tmin, tmax, par, &nomem, &ndefs));
     if (nomem)
         goto out;
     {
@@ -544,7 +560,7 @@ int lc_trace_write_otf2(struct lc_runtime *rt, const char *dir, char *err, size_
     }
     {
         char why[160];
-        int v = verify(dir, nevents, nw, why, sizeof why);
+        int v = verify(dir, nevents, nw, ndefs, why, sizeof why);
         if (v < 0) {
             snprintf(err, errlen, "LOCUS_TRACE='%s': the trace was not written whole (%s)%s; "
                      "it is unusable", dir, why,
@@ -573,8 +589,11 @@ out:
     }
     if (code != OTF2_SUCCESS) {
         int e = code == OTF2_ERROR_ENOSPC ? ENOSPC : code == OTF2_ERROR_EACCES ? EACCES : EIO;
-        snprintf(err, errlen, "LOCUS_TRACE='%s': writing the OTF2 trace failed: %s%s%s", dir,
-                 OTF2_Error_GetDescription(code), otf2_msg[0] ? ": " : "", otf2_msg);
+        struct statvfs sv;
+        if (e == EIO && statvfs(dir, &sv) == 0 && sv.f_bavail == 0)
+            e = ENOSPC;
+        snprintf(err, errlen, "LOCUS_TRACE='%s': the OTF2 trace was not written whole: %s%s%s",
+                 dir, OTF2_Error_GetDescription(code), otf2_msg[0] ? ": " : "", otf2_msg);
         return -e;
     }
     return 0;
