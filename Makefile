@@ -26,7 +26,8 @@
 #   tools/*.c                 -> $(BUILD)/tools/*       (installed in bindir)
 #   benchmarks/*/NAME.c       -> $(BUILD)/bench/NAME
 #   benchmarks/*/NAME_omp.c   -> $(BUILD)/bench/NAME-omp (OpenMP, no liblocus)
-#   man/*.3 man/*.7           -> installed in man3/ man7/
+#   man/*.1 man/*.3 man/*.7   -> installed in man1/ man3/ man7/
+#   tools/locus-trace         -> installed in bindir (a Python script)
 #
 # One set of rules, parametrised by BUILD (output directory) and SAN
 # (none|asan|tsan, which picks SANFLAGS and the sanitizer options):
@@ -51,7 +52,7 @@
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
 #                  sweep of the five benchmarks x three regimes, here and on
 #                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
-#   install        lib, header, man pages, locus.pc, tools, and lib/locus/ with
+#   install        lib, header, man pages, locus.pc, tools (and locus-trace), and lib/locus/ with
 #                  liblocus-gomp.so and its libgomp.so.1 link (DESTDIR, prefix):
 #                  a directory of its own, which ldconfig does not scan, so that
 #                  the soname libgomp.so.1 never shadows the system's libgomp
@@ -124,11 +125,14 @@ LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c trace/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)
+# installed scripts (tools/locus-trace: Python, reads LOCUS_TRACE's OTF2)
+TOOL_SCRIPTS := tools/locus-trace
 BENCH_SRCS := $(wildcard benchmarks/*/*.c)
 BENCH_OMP_SRCS := $(filter %_omp.c,$(BENCH_SRCS))
 BENCH_LOCUS_SRCS := $(filter-out %_omp.c,$(BENCH_SRCS))
 GOMP_SRCS := $(wildcard gomp/*.c)
 GOMP_TEST_SRCS := $(wildcard tests/gomp/*.c)
+MAN1 := $(wildcard man/*.1)
 MAN3 := $(wildcard man/*.3)
 MAN7 := $(wildcard man/*.7)
 
@@ -378,6 +382,10 @@ install: lib gomp $(TOOLS) locus.pc
 	    -e 's|^includedir=.*|includedir=$(includedir)|' \
 	    locus.pc >'$(DESTDIR)$(libdir)/pkgconfig/locus.pc'
 	chmod 644 '$(DESTDIR)$(libdir)/pkgconfig/locus.pc'
+ifneq ($(MAN1),)
+	$(INSTALL) -d '$(DESTDIR)$(mandir)/man1'
+	$(INSTALL_DATA) $(MAN1) '$(DESTDIR)$(mandir)/man1/'
+endif
 ifneq ($(MAN3),)
 	$(INSTALL) -d '$(DESTDIR)$(mandir)/man3'
 	$(INSTALL_DATA) $(MAN3) '$(DESTDIR)$(mandir)/man3/'
@@ -386,10 +394,8 @@ ifneq ($(MAN7),)
 	$(INSTALL) -d '$(DESTDIR)$(mandir)/man7'
 	$(INSTALL_DATA) $(MAN7) '$(DESTDIR)$(mandir)/man7/'
 endif
-ifneq ($(TOOLS),)
 	$(INSTALL) -d '$(DESTDIR)$(bindir)'
-	$(INSTALL_PROGRAM) $(TOOLS) '$(DESTDIR)$(bindir)/'
-endif
+	$(INSTALL_PROGRAM) $(TOOLS) $(TOOL_SCRIPTS) '$(DESTDIR)$(bindir)/'
 
 uninstall:
 	rm -f '$(DESTDIR)$(libdir)/liblocus.a' '$(DESTDIR)$(libdir)/$(SONAME)' \
@@ -399,7 +405,8 @@ uninstall:
 	-rmdir '$(DESTDIR)$(libdir)/locus' 2>/dev/null
 	@for f in $(notdir $(MAN3)); do rm -f "$(DESTDIR)$(mandir)/man3/$$f"; done
 	@for f in $(notdir $(MAN7)); do rm -f "$(DESTDIR)$(mandir)/man7/$$f"; done
-	@for f in $(notdir $(TOOLS)); do rm -f "$(DESTDIR)$(bindir)/$$f"; done
+	@for f in $(notdir $(MAN1)); do rm -f "$(DESTDIR)$(mandir)/man1/$$f"; done
+	@for f in $(notdir $(TOOLS) $(TOOL_SCRIPTS)); do rm -f "$(DESTDIR)$(bindir)/$$f"; done
 
 # ---------------------------------------------------------------- clean
 clean:
