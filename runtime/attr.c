@@ -79,5 +79,5 @@ LOCUS_API int locus_spawn_attr(locus_task_fn fn, const void *arg, size_t arg_siz
     /* a node means something only to a scheduler that places tasks, and
      * only on several nodes; elsewhere it is accepted and ignored */
     int hint = rt->track && rt->sched->place ? node : -1;
-    return lc_spawn_hinted(fn, arg, arg_size, deps, ndeps, hint, prio, label);
+    return lc_spawn_hinted(fn, arg, arg_size, deps, ndeps, hint, prio, label, NULL);
 }

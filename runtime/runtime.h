@@ -290,11 +290,12 @@ void lc_locality_ran(struct lc_worker *w, struct lc_task *t);
 /* spawn.c: -EPERM (not running) or -ENOTSUP (foreign thread), with a message */
 int lc_not_worker(const char *fn);
 /* spawn.c: locus_spawn() asking a placing scheduler for node hint (-1 none),
- * with priority prio (0 none, else up to LOCUS_PRIORITY_MAX: sched/prio.h) and
- * label (NULL none; trace/trace.h) */
+ * with priority prio (0 none, else up to LOCUS_PRIORITY_MAX: sched/prio.h),
+ * label (NULL none) and name_fn, the function a trace names it by without
+ * a label (NULL: fn; gomp/ gives the program's behind its wrappers) */
 int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
                     const locus_dep_t *deps, size_t ndeps, int hint, int prio,
-                    const char *label);
+                    const char *label, locus_task_fn name_fn);
 
 /* attr.c: checks an options structure whose first field is its size as the
  * caller compiled it (locus_task_attr_t, locus_place_t): size >= min (the

@@ -30,7 +30,8 @@
 LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total);
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
                              size_t arg_size, const locus_dep_t *deps, size_t ndeps,
-                             uint64_t dep_bytes, int hint, int prio, const char *label);
+                             uint64_t dep_bytes, int hint, int prio, const char *label,
+                             locus_task_fn name_fn);
 
 int lc_not_worker(const char *fn)
 {
@@ -182,11 +183,13 @@ static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size)
  */
 /* hint: the node a placing scheduler should queue the task on
  * (locus_spawn_attr, attr.c), or -1; prio: its priority (sched/prio.h), 0
- * none; label: its name in traces, NULL none (read only while tracing);
+ * none; label: its name in traces, NULL none, and name_fn the function
+ * it is named by without one, NULL for fn (both read only while tracing);
  * every test of them folds away in locus_spawn. */
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
                              size_t arg_size, const locus_dep_t *deps, size_t ndeps,
-                             uint64_t dep_bytes, int hint, int prio, const char *label)
+                             uint64_t dep_bytes, int hint, int prio, const char *label,
+                             locus_task_fn name_fn)
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
@@ -220,7 +223,7 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
     }
     init_ready(t, fn, parent, tg);
     if (__builtin_expect(w->trace != NULL, 0))
-        lc_trace_spawn(w, t, label, deps, ndeps, dep_bytes);
+        lc_trace_spawn(w, t, label, name_fn, deps, ndeps, dep_bytes);
     if (tg)
         lc_taskgroup_add(tg);
     if (prio) {
@@ -291,11 +294,11 @@ spawned:
     return 0;
 }
 
-/* Validates a spawn's arguments, then spawns (hint, prio, label as
- * spawn_task's). */
+/* Validates a spawn's arguments, then spawns (hint, prio, label, name_fn
+ * as spawn_task's). */
 static inline __attribute__((always_inline))
 int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t *deps,
-          size_t ndeps, int hint, int prio, const char *label)
+          size_t ndeps, int hint, int prio, const char *label, locus_task_fn name_fn)
 {
     struct lc_worker *w = lc_self;
     if (__builtin_expect(!w, 0))
@@ -311,21 +314,21 @@ int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t 
     int r = check_deps(deps, ndeps, &dep_bytes);
     if (__builtin_expect(r < 0, 0))
         return r;
-    return spawn_task(w, fn, arg, arg_size, deps, ndeps, dep_bytes, hint, prio, label);
+    return spawn_task(w, fn, arg, arg_size, deps, ndeps, dep_bytes, hint, prio, label, name_fn);
 }
 
 LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                           const locus_dep_t *deps, size_t ndeps)
 {
-    return spawn(fn, arg, arg_size, deps, ndeps, -1, 0, NULL);
+    return spawn(fn, arg, arg_size, deps, ndeps, -1, 0, NULL, NULL);
 }
 
 /* locus_spawn_attr() (attr.c) once its options are checked. */
 int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
                     const locus_dep_t *deps, size_t ndeps, int hint, int prio,
-                    const char *label)
+                    const char *label, locus_task_fn name_fn)
 {
-    return spawn(fn, arg, arg_size, deps, ndeps, hint, prio, label);
+    return spawn(fn, arg, arg_size, deps, ndeps, hint, prio, label, name_fn);
 }
 
 LOCUS_API int locus_taskwait(void)

@@ -256,6 +256,45 @@ static void test_traced_run(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Through liblocus-gomp: an OpenMP program's tasks are named by their
+ * outlined functions (fib._omp_fn.N: object+offset in the trace, which
+ * locus-trace turns into the function with addr2line). */
+static void test_gomp_labels(void **state)
+{
+    (void)state;
+    char self[PATH_MAX], build[PATH_MAX], prog[PATH_MAX + 32], cmd[4 * PATH_MAX], line[512];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(n > 0);
+    self[n] = '\0';
+    snprintf(build, sizeof build, "%s", self);
+    for (int up = 0; up < 2; up++) {   /* BUILD/tests/test_trace -> BUILD */
+        char *slash = strrchr(build, '/');
+        assert_non_null(slash);
+        *slash = '\0';
+    }
+    snprintf(prog, sizeof prog, "%s/tests/gomp/omp_tasks", build);
+    if (!LOCUS_HAVE_OTF2_BUILD || access(prog, X_OK) != 0 || !have_pyotf2()
+        || !have("addr2line")) {
+        print_message("skipped: needs OTF2, %s (gcc -fopenmp), python3-otf2 and addr2line\n",
+                      prog);
+        skip();
+    }
+    int k = snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH='%s/gomp' LOCUS_TRACE='%s/gomp-trace' "
+                     "LOCUS_TOPOLOGY= '%s' >/dev/null 2>&1 && "
+                     "tools/locus-trace tasks '%s/gomp-trace'", build, tmpdir, prog, tmpdir);
+    assert_true(k > 0 && (size_t)k < sizeof cmd);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    int tasks = 0, fib = 0;
+    while (fgets(line, sizeof line, p)) {
+        tasks++;
+        fib += strncmp(line, "fib._omp_fn.", 12) == 0;
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_true(tasks > 100);
+    assert_true(fib > 10);
+}
+
 /* ---- the task graph -------------------------------------------------------- */
 
 static void test_dag(void **state)
@@ -482,6 +521,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_traced_run, setup),
+        cmocka_unit_test_setup(test_gomp_labels, setup),
         cmocka_unit_test_setup(test_dag, setup),
         cmocka_unit_test_setup(test_dag_too_big, setup),
         cmocka_unit_test_setup(test_bad_paths, setup),

@@ -172,7 +172,7 @@ int lc_trace_write_dag(struct lc_runtime *rt, const char *path, char *err, size_
     fprintf(f, "digraph locus {\n  node [shape=box, style=rounded];\n");
     char name[LOCUS_LABEL_MAX + 160];
     for (size_t k = 0; k < nt; k++) {
-        const char *s = lc_trace_name(t[k].p, t[k].q, name, sizeof name);
+        const char *s = lc_trace_name(t[k].p, t[k].q, 0, name, sizeof name);
         fprintf(f, "  t%zu [label=\"", k);
         for (; *s; s++)   /* dot strings: quotes and backslashes escaped */
             fprintf(f, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);

@@ -102,8 +102,8 @@ static int64_t region_of(struct writer *wr, const void *p, const void *q)
     unsigned h = (unsigned)((((uintptr_t)p >> 3) * 31u + ((uintptr_t)q >> 2)) % RCACHE);
     if (wr->rc->region[h] >= 0 && wr->rc->p[h] == p && wr->rc->q[h] == q)
         return wr->rc->region[h];
-    char buf[LOCUS_LABEL_MAX + 160];
-    int64_t r = name_add(&wr->reg, lc_trace_name(p, q, buf, sizeof buf));
+    char buf[LOCUS_LABEL_MAX + LC_PATH_MAX];
+    int64_t r = name_add(&wr->reg, lc_trace_name(p, q, 1, buf, sizeof buf));
     if (r >= 0) {
         wr->rc->p[h] = p;
         wr->rc->q[h] = q;

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +44,14 @@ static struct lc_trace_ev *slot(struct lc_trace_buf *b)
 }
 
 void lc_trace_spawn(struct lc_worker *w, struct lc_task *t, const char *label,
-                    const locus_dep_t *deps, size_t ndeps, uint64_t dep_bytes)
+                    locus_task_fn name_fn, const locus_dep_t *deps, size_t ndeps,
+                    uint64_t dep_bytes)
 {
     struct lc_trace_buf *b = w->trace;
     /* unique without a shared counter: the spawner's id above bit 40 */
     t->tr.id = ((uint64_t)(w->id + 1) << 40) | ++b->seq;
     t->tr.label = label;
+    t->tr.fn = (const void *)(name_fn ? name_fn : t->fn);
     t->tr.bytes = dep_bytes;
     struct lc_trace_ev *e = slot(b);
     if (e) {
@@ -56,7 +59,7 @@ void lc_trace_spawn(struct lc_worker *w, struct lc_task *t, const char *label,
         e->id = t->tr.id;
         e->a = w->cur ? w->cur->tr.id : 0;
         e->p = label;
-        e->q = (const void *)t->fn;
+        e->q = t->tr.fn;
     }
     /* the graph is for small runs: past its limit (counted per spawner, so
      * that no counter is shared) dependencies are no longer kept */
@@ -80,7 +83,7 @@ void lc_trace_begin(struct lc_worker *w, struct lc_task *t)
     e->kind = LC_EV_BEGIN;
     e->id = t->tr.id;
     e->p = t->tr.label;
-    e->q = (const void *)t->fn;
+    e->q = t->tr.fn;
     if (w->rt->track) {
         /* the bytes are counted while the task runs (locality.c) */
         e->flags = LC_EVF_CUM;
@@ -124,7 +127,7 @@ void lc_trace_mark(struct lc_worker *w, enum lc_ev_kind kind, uint64_t id)
     e->id = id;
 }
 
-const char *lc_trace_name(const void *label, const void *fn, char *buf, size_t len)
+const char *lc_trace_name(const void *label, const void *fn, int full, char *buf, size_t len)
 {
     if (label) {
         snprintf(buf, len, "%.*s", LOCUS_LABEL_MAX, (const char *)label);
@@ -138,8 +141,12 @@ const char *lc_trace_name(const void *label, const void *fn, char *buf, size_t l
         }
         /* a local symbol (e.g. an OpenMP outlined function): where it is,
          * for addr2line */
-        const char *obj = di.dli_fname ? strrchr(di.dli_fname, '/') : NULL;
-        snprintf(buf, len, "%s+0x%lx", obj ? obj + 1 : di.dli_fname ? di.dli_fname : "?",
+        const char *obj = di.dli_fname && !full ? strrchr(di.dli_fname, '/') : NULL;
+        char abs[PATH_MAX];
+        const char *path = di.dli_fname ? di.dli_fname : "?";
+        if (full && path[0] != '/' && realpath(path, abs))   /* the program, as it was started */
+            path = abs;
+        snprintf(buf, len, "%s+0x%lx", obj ? obj + 1 : path,
                  (unsigned long)((uintptr_t)fn - (uintptr_t)di.dli_fbase));
         return buf;
     }

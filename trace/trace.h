@@ -79,6 +79,8 @@ struct lc_trace_buf {
 struct lc_task_trace {
     uint64_t id;             /* 0: the root or an implicit task */
     const char *label;       /* locus_task_attr_t.label or NULL */
+    const void *fn;          /* the function the task is named by without a label:
+                                its body's, or the program's behind a wrapper (gomp/) */
     uint64_t bytes;          /* one node: dependency bytes counted at the spawn */
 };
 
@@ -95,7 +97,8 @@ void lc_trace_free(struct lc_runtime *rt);
 
 /* The hooks (trace.c). */
 void lc_trace_spawn(struct lc_worker *w, struct lc_task *t, const char *label,
-                    const locus_dep_t *deps, size_t ndeps, uint64_t dep_bytes);
+                    locus_task_fn name_fn, const locus_dep_t *deps, size_t ndeps,
+                    uint64_t dep_bytes);
 void lc_trace_begin(struct lc_worker *w, struct lc_task *t);
 void lc_trace_end(struct lc_worker *w, struct lc_task *t);
 void lc_trace_ready(struct lc_worker *w, struct lc_task *t, struct lc_task *by);
@@ -116,8 +119,10 @@ static inline const struct lc_trace_ev *lc_trace_next(struct lc_trace_iter *it)
 }
 
 /* The name a task is shown with: its label, else its function's symbol
- * (dladdr), else object+offset; written into buf (otf2.c, dag.c). */
-const char *lc_trace_name(const void *label, const void *fn, char *buf, size_t len);
+ * (dladdr), else object+offset (the object's full path when full, which
+ * locus-trace hands to addr2line; its base name otherwise); written into
+ * buf (otf2.c, dag.c). */
+const char *lc_trace_name(const void *label, const void *fn, int full, char *buf, size_t len);
 
 /* otf2.c: the OTF2 archive; -ENOTSUP in a build without OTF2. */
 int lc_trace_write_otf2(struct lc_runtime *rt, const char *dir, char *err, size_t errlen);
