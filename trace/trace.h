@@ -47,7 +47,8 @@ enum lc_ev_kind {
 #define LC_EVF_CUM 0x1u
 
 struct lc_trace_ev {
-    uint64_t time;      /* CLOCK_MONOTONIC, ns */
+    uint64_t time;      /* lc_ticks() while recording, CLOCK_MONOTONIC ns once
+                           lc_trace_finish has converted it */
     uint64_t id;
     uint64_t a, b, c;
     const void *p, *q;
@@ -70,6 +71,7 @@ struct lc_trace_buf {
     uint64_t lost;           /* events not recorded: no memory for a chunk */
     int dag;                 /* record dependencies (LOCUS_DAG) */
     int worker;
+    uint64_t ticks0, ns0;    /* (first buffer only) the clocks at init, for the conversion */
 };
 
 /* The largest graph LOCUS_DAG writes (documented in locus(7)). */
