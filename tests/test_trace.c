@@ -8,8 +8,11 @@
  * task run (locus_get_stats), each with the label it was given, on the
  * worker and node the task itself saw (locus_worker_id/node), and the
  * local/near/far bytes of all tasks sum to locus_get_stats'; locus-trace
- * summary and timeline run and the PNG is written; the dot file parses
- * (dot -Tsvg), has one node per task and exactly the declared edges.
+ * summary, timeline and compare run and the PNGs are written; an OpenMP
+ * program through liblocus-gomp gets its outlined functions as labels; the
+ * dot file parses (dot -Tsvg), has one node per task, labelled with the
+ * task's label and node, and exactly the declared edges; past 5000 tasks
+ * it holds a note instead.
  * Bad input: an uncreatable trace directory, a file where the directory
  * should be, a directory that already holds a trace, an unwritable graph
  * path, a bad label, a full disk for each (/dev/full, a file size limit):
