@@ -50,6 +50,7 @@ run() {   # side binary-dir
     fi
     env "${env[@]}" "$dir/overhead" --quick --csv 2>/dev/null |
         awk -F, 'NR > 1 { print "overhead/" $2 "/w" $3, $6 }'
+    rm -rf "$tmp/t$n"   # LOCUS_TRACE refuses a directory holding a trace
     env "${env[@]}" "$dir/granularity" --quick 2>/dev/null |
         awk '/^RESULT/ { for (i = 1; i <= NF; i++) { split($i, kv, "=");
                            if (kv[1] == "seconds") s = kv[2];
