@@ -83,17 +83,19 @@ def load(p):
     return d
 a, b = load(sys.argv[1]), load(sys.argv[2])
 print("%-40s %12s %12s %8s" % ("measurement", "A", "B", "B/A"))
-allr = []
+allr = {}
 for k in a:
     if k not in b:
         continue
     rs = [b[k][r] / a[k][r] for r in a[k] if r in b[k] and a[k][r] > 0]
-    allr += rs
+    allr.setdefault(k.split("/")[0], []).extend(rs)
     print("%-40s %12.4g %12.4g %8.3f" % (k, statistics.median(a[k].values()),
                                          statistics.median(b[k].values()),
                                          statistics.median(rs) if rs else float("nan")))
-if allr:
-    print("%-40s %12s %12s %8.3f" % ("median of all ratios", "", "", statistics.median(allr)))
+for bench, rs in allr.items():
+    if rs:
+        print("%-40s %12s %12s %8.3f" % ("median of the %s ratios" % bench, "", "",
+                                         statistics.median(rs)))
 EOF
 }
 
