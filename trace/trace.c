@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "graph.h"
 #include "runtime.h"
 #include "trace.h"
 
@@ -61,9 +62,10 @@ void lc_trace_spawn(struct lc_worker *w, struct lc_task *t, const char *label,
         e->p = label;
         e->q = t->tr.fn;
     }
-    /* the graph is for small runs: past its limit (counted per spawner, so
-     * that no counter is shared) dependencies are no longer kept */
-    if (b->dag && b->seq <= LC_DAG_MAX_TASKS)
+    /* a trace keeps every dependency (its edges give the critical path);
+     * the graph alone is for small runs: past its limit (counted per
+     * spawner, so that no counter is shared) they are no longer kept */
+    if (b->deps == LC_DEPS_ALL || (b->deps == LC_DEPS_DAG && b->seq <= LC_DAG_MAX_TASKS))
         for (size_t i = 0; i < ndeps; i++) {
             if (!(e = slot(b)))
                 break;
@@ -218,7 +220,7 @@ int lc_trace_init(struct lc_runtime *rt, char *err, size_t errlen)
     }
     memset(bufs, 0, (size_t)rt->nworkers * sizeof *bufs);
     for (int i = 0; i < rt->nworkers; i++) {
-        bufs[i].dag = dag[0] != '\0';
+        bufs[i].deps = tr[0] ? LC_DEPS_ALL : LC_DEPS_DAG;
         bufs[i].worker = i;
         rt->workers[i].trace = &bufs[i];
     }
@@ -266,10 +268,24 @@ int lc_trace_finish(struct lc_runtime *rt, char *err, size_t errlen)
                 c->ev[k].time = n0 + (uint64_t)((double)(t > t0 ? t - t0 : 0) * scale);
             }
     }
-    if (rt->opt.trace[0])
+    /* the declared graph: the trace's edges, the dot file's picture (a
+     * graph too large to draw is not built for LOCUS_DAG alone) */
+    struct lc_graph g;
+    memset(&g, 0, sizeof g);
+    uint64_t ntasks = 0;
+    for (int i = 0; i < rt->nworkers; i++)
+        ntasks += rt->trace_bufs[i].seq;
+    if ((rt->opt.trace[0] || ntasks <= LC_DAG_MAX_TASKS) && lc_graph_build(rt, &g) < 0) {
+        snprintf(err, errlen, "LOCUS_TRACE/LOCUS_DAG: out of memory for the task graph");
+        r = -ENOMEM;
+    }
+    if (r == 0 && rt->opt.trace[0])
         r = lc_trace_write_otf2(rt, rt->opt.trace, err, errlen);
+    if (r == 0 && rt->opt.trace[0])
+        r = lc_trace_write_edges(&g, rt->opt.trace, err, errlen);
     if (r == 0 && rt->opt.dag[0])
-        r = lc_trace_write_dag(rt, rt->opt.dag, err, errlen);
+        r = lc_trace_write_dag(rt, ntasks, &g, rt->opt.dag, err, errlen);
+    lc_graph_free(&g);
     if (r == 0 && lost) {
         snprintf(err, errlen, "LOCUS_TRACE/LOCUS_DAG: %llu events were not recorded (out of "
                  "memory for the trace buffers): the trace is incomplete",

@@ -27,7 +27,7 @@ struct lc_task;
 /* Event kinds. */
 enum lc_ev_kind {
     LC_EV_SPAWN = 1,   /* id: the new task; a: its parent's id; p: label, q: fn */
-    LC_EV_DEP,         /* LOCUS_DAG only: id: the task; a: addr, b: size, c: access */
+    LC_EV_DEP,         /* id: the task; a: addr, b: size, c: access (LC_DEPS_*) */
     LC_EV_BEGIN,       /* id: the task; p: label, q: fn; a..c: see LC_EVF_CUM */
     LC_EV_END,         /* id: the task; a..c: the worker's byte counters (LC_EVF_CUM) */
     LC_EV_READY,       /* id: the task a completion released; a: that completed task */
@@ -69,10 +69,15 @@ struct lc_trace_buf {
     _Alignas(64) struct lc_trace_chunk *head, *cur;
     uint64_t seq;            /* tasks this worker spawned (the low bits of their ids) */
     uint64_t lost;           /* events not recorded: no memory for a chunk */
-    int dag;                 /* record dependencies (LOCUS_DAG) */
+    int deps;                /* which dependencies are recorded (LC_DEPS_*) */
     int worker;
     uint64_t ticks0, ns0;    /* (first buffer only) the clocks at init, for the conversion */
 };
+
+/* lc_trace_buf.deps: LOCUS_TRACE records every task's dependencies (the
+ * trace's edges, graph.h); LOCUS_DAG alone those of its first tasks. */
+#define LC_DEPS_DAG 1
+#define LC_DEPS_ALL 2
 
 /* The largest graph LOCUS_DAG writes (documented in locus(7)). */
 #define LC_DAG_MAX_TASKS 5000
@@ -130,7 +135,10 @@ const char *lc_trace_name(const void *label, const void *fn, int full, char *buf
 int lc_trace_write_otf2(struct lc_runtime *rt, const char *dir, char *err, size_t errlen);
 /* otf2.c: 1 when this build writes OTF2. */
 int lc_trace_have_otf2(void);
-/* dag.c: the Graphviz dot file. */
-int lc_trace_write_dag(struct lc_runtime *rt, const char *path, char *err, size_t errlen);
+/* dag.c: the Graphviz dot file of g, or a note when the run spawned more
+ * than LC_DAG_MAX_TASKS tasks (ntasks; g may then be empty). */
+struct lc_graph;
+int lc_trace_write_dag(struct lc_runtime *rt, uint64_t ntasks, const struct lc_graph *g,
+                       const char *path, char *err, size_t errlen);
 
 #endif /* LC_TRACE_H */
