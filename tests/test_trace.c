@@ -11,8 +11,11 @@
  * summary, timeline and compare run and the PNGs are written; an OpenMP
  * program through liblocus-gomp gets its outlined functions as labels; the
  * dot file parses (dot -Tsvg), has one node per task, labelled with the
- * task's label and node, and exactly the declared edges; past 5000 tasks
- * it holds a note instead.
+ * task's label and node, and exactly the declared edges, and dot draws as
+ * many nodes and edges; past 5000 tasks it holds a note instead.  A chain
+ * with a fan (partial overlaps) gets its declared edges written beside
+ * the trace and locus-trace summary's critical path runs through its
+ * chain's tasks.
  * Bad input: an uncreatable trace directory, a file where the directory
  * should be, a directory that already holds a trace, an unwritable graph
  * path, a bad label, a full disk for each (/dev/full, a file size limit):
@@ -33,6 +36,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -298,6 +302,139 @@ static void test_gomp_labels(void **state)
     assert_true(fib > 10);
 }
 
+/* ---- the critical path ------------------------------------------------------ */
+
+/* A chain with a fan in its middle and a task beside it:
+ *   a (out x) -> fan x4 (each in a quarter of x) -> b (inout x) -> c (inout x);
+ *   side (out y) alone.
+ * The fans read parts of what a and b write (partial overlaps: graph.c's
+ * pairwise rule; test_dag's program takes the per-range walk).  a, b and c
+ * each run at least CP_MS; the others are empty.  Whatever the machine
+ * does, the longest path through the declared edges is a, one fan, b, c:
+ * every other path is a part of one of those four plus nothing longer. */
+#define CP_MS 20
+#define CP_EDGES 9   /* a -> 4 fans, 4 fans -> b, b -> c */
+#define CP_TASKS 8
+
+static void cp_long(void *arg)
+{
+    (void)arg;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000000ll + (t.tv_nsec - t0.tv_nsec)
+           < CP_MS * 1000000ll);
+}
+
+static void cp_short(void *arg)
+{
+    (void)arg;
+}
+
+static void cp_spawn(locus_task_fn fn, const char *label, const locus_dep_t *d, size_t n)
+{
+    locus_task_attr_t a = LOCUS_TASK_ATTR_INIT;
+    a.label = label;
+    assert_int_equal(locus_spawn_attr(fn, NULL, 0, d, n, &a), 0);
+}
+
+static void test_critical_path(void **state)
+{
+    (void)state;
+    if (!LOCUS_HAVE_OTF2_BUILD) {
+        print_message("skipped: a build without OTF2 writes no trace\n");
+        skip();
+    }
+    if (!have_pyotf2()) {
+        print_message("skipped: python3-otf2/matplotlib missing (locus-trace)\n");
+        skip();
+    }
+    char dir[PATH_MAX + 16], dag[PATH_MAX + 16], cmd[4 * PATH_MAX], line[512];
+    snprintf(dir, sizeof dir, "%s/cp", tmpdir);
+    snprintf(dag, sizeof dag, "%s/cp.dot", tmpdir);
+    setenv("LOCUS_TRACE", dir, 1);
+    setenv("LOCUS_DAG", dag, 1);
+    static char x[4096], y[64];
+    size_t q = sizeof x / 4;
+    assert_int_equal(locus_init(), 0);
+    locus_dep_t d = LOCUS_OUT(x, sizeof x);
+    cp_spawn(cp_long, "a", &d, 1);
+    for (int i = 0; i < 4; i++) {
+        d = LOCUS_IN(x + i * q, q);
+        cp_spawn(cp_short, "fan", &d, 1);
+    }
+    d = LOCUS_INOUT(x, sizeof x);
+    cp_spawn(cp_long, "b", &d, 1);
+    cp_spawn(cp_long, "c", &d, 1);
+    d = LOCUS_OUT(y, sizeof y);
+    cp_spawn(cp_short, "side", &d, 1);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(locus_finalize(), 0);
+    env_clean();
+
+    /* the edges beside the trace: those declared */
+    snprintf(cmd, sizeof cmd, "%s/locus-edges.txt", dir);
+    FILE *f = fopen(cmd, "r");
+    assert_non_null(f);
+    int nedges = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long a, b;
+        if (line[0] == '#')
+            continue;
+        assert_int_equal(sscanf(line, "%llu %llu", &a, &b), 2);
+        assert_true(a != b);
+        nedges++;
+    }
+    fclose(f);
+    assert_int_equal(nedges, CP_EDGES);
+
+    /* the path summary finds */
+    snprintf(cmd, sizeof cmd, "tools/locus-trace summary '%s' > '%s/cp.txt'", dir, tmpdir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/cp.txt", tmpdir);
+    f = fopen(cmd, "r");
+    assert_non_null(f);
+    int crit = 0, path = 0;
+    while (fgets(line, sizeof line, f)) {
+        double len, wall;
+        int ntasks, ne;
+        char u1[8], u2[8];
+        if (sscanf(line, "critical path: %lf %7s over %d tasks, against a wall time of %lf %7s",
+                   &len, u1, &ntasks, &wall, u2) == 5) {
+            assert_int_equal(ntasks, 4);
+            /* three tasks of at least CP_MS each lie on it */
+            double unit = strcmp(u1, "s") == 0 ? 1e3 : strcmp(u1, "ms") == 0 ? 1.0 : 0.0;
+            assert_true(unit > 0);
+            assert_true(len * unit >= 3 * CP_MS);
+            const char *e = strstr(line, "; ");
+            assert_non_null(e);
+            assert_int_equal(sscanf(e, "; %d declared edges", &ne), 1);
+            assert_int_equal(ne, CP_EDGES);
+            crit++;
+        }
+        if (strcmp(line, "  path: a -> fan -> b -> c\n") == 0)
+            path++;
+    }
+    fclose(f);
+    assert_int_equal(crit, 1);
+    assert_int_equal(path, 1);
+
+    /* the same graph drawn: one node per task, the declared edges */
+    f = fopen(dag, "r");
+    assert_non_null(f);
+    int nodes = 0;
+    nedges = 0;
+    while (fgets(line, sizeof line, f)) {
+        int a, b;
+        nodes += strncmp(line, "  t", 3) == 0 && strstr(line, "[label=") != NULL;
+        nedges += sscanf(line, "  t%d -> t%d;", &a, &b) == 2;
+    }
+    fclose(f);
+    assert_int_equal(nodes, CP_TASKS);
+    assert_int_equal(nedges, CP_EDGES);
+}
+
 /* ---- the task graph -------------------------------------------------------- */
 
 static void test_dag(void **state)
@@ -350,6 +487,18 @@ static void test_dag(void **state)
     }
     snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o '%s/g.svg'", dag, tmpdir);
     assert_int_equal(system(cmd), 0);
+    /* what dot made of it: as many nodes and edges */
+    snprintf(cmd, sizeof cmd, "%s/g.svg", tmpdir);
+    f = fopen(cmd, "r");
+    assert_non_null(f);
+    int svg_nodes = 0, svg_edges = 0;
+    while (fgets(line, sizeof line, f)) {
+        svg_nodes += strstr(line, "class=\"node\"") != NULL;
+        svg_edges += strstr(line, "class=\"edge\"") != NULL;
+    }
+    fclose(f);
+    assert_int_equal(svg_nodes, NT);
+    assert_int_equal(svg_edges, (int)NEDGES);
 }
 
 /* Past LC_DAG_MAX_TASKS: a graph holding a note, no error. */
@@ -532,6 +681,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_traced_run, setup),
         cmocka_unit_test_setup(test_gomp_labels, setup),
+        cmocka_unit_test_setup(test_critical_path, setup),
         cmocka_unit_test_setup(test_dag, setup),
         cmocka_unit_test_setup(test_dag_too_big, setup),
         cmocka_unit_test_setup(test_bad_paths, setup),
