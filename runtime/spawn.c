@@ -105,6 +105,10 @@ struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it)
     t->flags = 0;
     t->arg = it->a;
     init_ready(t, (locus_task_fn)it->p, it->b, NULL);
+    /* traced, only tasks without a parent come this way (alpi_task_spawn,
+     * independent.c): their identity is given here, not at the spawn */
+    if (__builtin_expect(w->trace != NULL, 0))
+        lc_trace_spawn(w, t, NULL, NULL, NULL, 0, 0);
     return t;
 }
 
