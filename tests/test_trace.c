@@ -16,6 +16,7 @@
  * with a fan (partial overlaps) gets its declared edges written beside
  * the trace and locus-trace summary's critical path runs through its
  * chain's tasks.
+ * "%p" in LOCUS_TRACE and LOCUS_DAG is the process id.
  * Bad input: an uncreatable trace directory, a file where the directory
  * should be, a directory that already holds a trace, an unwritable graph
  * path, a bad label, a full disk for each (/dev/full, a file size limit):
@@ -435,6 +436,44 @@ static void test_critical_path(void **state)
     assert_int_equal(nedges, CP_EDGES);
 }
 
+static void spin_body(void *arg);
+static void init_fails(const char *var, const char *val, int err, const char *needle);
+
+/* ---- %p in the paths ---------------------------------------------------------- */
+
+/* "%p" is the process id (one setting for all ranks of an MPI job); a path
+ * too long once expanded is refused at locus_init. */
+static void test_pid_paths(void **state)
+{
+    (void)state;
+    char dag[PATH_MAX + 16], dir[PATH_MAX + 16], want[PATH_MAX + 64];
+    snprintf(dag, sizeof dag, "%s/g.%%p.dot", tmpdir);
+    snprintf(dir, sizeof dir, "%s/t.%%p", tmpdir);
+    setenv("LOCUS_DAG", dag, 1);
+    if (LOCUS_HAVE_OTF2_BUILD)
+        setenv("LOCUS_TRACE", dir, 1);
+    assert_int_equal(locus_init(), 0);
+    assert_int_equal(locus_spawn(spin_body, NULL, 0, NULL, 0), 0);
+    assert_int_equal(locus_finalize(), 0);
+    env_clean();
+    struct stat sb;
+    snprintf(want, sizeof want, "%s/g.%ld.dot", tmpdir, (long)getpid());
+    assert_int_equal(stat(want, &sb), 0);
+    assert_true(sb.st_size > 0);
+    if (LOCUS_HAVE_OTF2_BUILD) {
+        snprintf(want, sizeof want, "%s/t.%ld/traces.otf2", tmpdir, (long)getpid());
+        assert_int_equal(stat(want, &sb), 0);
+        snprintf(want, sizeof want, "%s/t.%ld/locus-edges.txt", tmpdir, (long)getpid());
+        assert_int_equal(stat(want, &sb), 0);
+    }
+    /* 2000 x "%p" fits LOCUS_DAG's 4095 bytes, not its expansion */
+    static char lng[4001];
+    for (int i = 0; i < 2000; i++)
+        memcpy(lng + 2 * i, "%p", 2);
+    lng[4000] = '\0';
+    init_fails("LOCUS_DAG", lng, -ENAMETOOLONG, "process id");
+}
+
 /* ---- the task graph -------------------------------------------------------- */
 
 static void test_dag(void **state)
@@ -682,6 +721,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_traced_run, setup),
         cmocka_unit_test_setup(test_gomp_labels, setup),
         cmocka_unit_test_setup(test_critical_path, setup),
+        cmocka_unit_test_setup(test_pid_paths, setup),
         cmocka_unit_test_setup(test_dag, setup),
         cmocka_unit_test_setup(test_dag_too_big, setup),
         cmocka_unit_test_setup(test_bad_paths, setup),

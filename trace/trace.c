@@ -189,12 +189,42 @@ static int check_trace_dir(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+/* "%p" in a path becomes the process id, so that the processes of one
+ * job (MPI ranks: liblocus-mpi) given one setting each write their own
+ * trace and graph; the path is rewritten in place. */
+static int expand_pid(char *path, const char *var, char *err, size_t errlen)
+{
+    if (!strstr(path, "%p"))
+        return 0;
+    char out[LC_PATH_MAX], pid[24];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    size_t n = 0, lp = strlen(pid);
+    for (const char *s = path; *s; s++) {
+        const char *add = s[0] == '%' && s[1] == 'p' ? pid : s;
+        size_t len = add == pid ? lp : 1;
+        if (n + len >= sizeof out) {
+            snprintf(err, errlen, "%s: the path is too long once %%p is the process id (at "
+                     "most %d bytes); it begins '%.40s'", var, LC_PATH_MAX - 1, path);
+            return -ENAMETOOLONG;
+        }
+        memcpy(out + n, add, len);
+        n += len;
+        s += add == pid;
+    }
+    out[n] = '\0';
+    memcpy(path, out, n + 1);
+    return 0;
+}
+
 int lc_trace_init(struct lc_runtime *rt, char *err, size_t errlen)
 {
-    const char *tr = rt->opt.trace, *dag = rt->opt.dag;
+    char *tr = rt->opt.trace, *dag = rt->opt.dag;
     int r;
     if (!tr[0] && !dag[0])
         return 0;
+    if ((r = expand_pid(tr, "LOCUS_TRACE", err, errlen)) < 0
+        || (r = expand_pid(dag, "LOCUS_DAG", err, errlen)) < 0)
+        return r;
     if (tr[0] && !lc_trace_have_otf2()) {
         snprintf(err, errlen, "LOCUS_TRACE='%s': this Locus was built without OTF2 "
                  "(configure found no libotf2: install the Debian package libotf2-trace-dev "
