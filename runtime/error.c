@@ -57,6 +57,8 @@ LOCUS_API const char *locus_strerror(int err)
         return "not a directory (a path's parent, or LOCUS_TRACE)";
     case -EEXIST:
         return "already exists (LOCUS_TRACE holds a trace)";
+    case -ENAMETOOLONG:
+        return "path too long (LOCUS_TRACE or LOCUS_DAG once %p is the process id)";
     case -ENOSPC:
         return "no space left on the device (a trace or graph was not written whole)";
     case -EIO:
