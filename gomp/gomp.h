@@ -39,6 +39,21 @@ struct gomp_ws {
 
 struct gomp_region;
 
+/* teams.c: the league a thread runs a team of (teams run one after the
+ * other on the encountering thread) and the thread-limit-var ICV that
+ * teams and target regions set; all 0 outside them.  Part of the thread's
+ * state (gomp_thr.teams): the members of a parallel region inherit it, and
+ * a target region, a new initial task, starts with it cleared. */
+struct gomp_teams_thr {
+    unsigned num_teams;           /* 0: not in a teams region (one team) */
+    unsigned team_num;
+    int thread_limit;             /* 0: the global thread-limit-var */
+    struct gomp_icv *icv;         /* target.c: the dyn, run-sched and max-active-levels
+                                   * ICVs of a target region's data environment;
+                                   * NULL: the global ones (gomp_icv) */
+};
+
+
 struct gomp_team {
     int nthreads;
     unsigned level;               /* nesting level of the region (1 outermost) */
@@ -51,6 +66,8 @@ struct gomp_team {
     int preset;                   /* members start in loop 0 (combined parallel loop) */
     void *copyprivate;            /* single copyprivate: the winner's values */
     int nthreads_var;             /* the ICV of the task that started the region */
+    uintptr_t def_allocator;      /* alloc.c: the members inherit it too */
+    struct gomp_teams_thr teams;  /* teams.c: and this */
 };
 
 /* Per thread: the innermost region it takes part in. */
@@ -71,6 +88,8 @@ struct gomp_thread {
      * (an implicit or included task), else the running Locus task. */
     const void *task_id;
     struct lc_task *task_cur;
+    uintptr_t def_allocator;      /* alloc.c: omp_set_default_allocator(), 0 unset */
+    struct gomp_teams_thr teams;  /* teams.c */
 };
 /* Marks the calling thread as running a new implicit or included task
  * known by id (see task_id above). */
@@ -87,6 +106,11 @@ struct gomp_icv {
     int cancellation;             /* OMP_CANCELLATION (see cancel.c) */
 };
 extern struct gomp_icv gomp_icv;
+/* The ICVs that omp_set_dynamic, omp_set_schedule and
+ * omp_set_max_active_levels change: gomp_icv, or a target region's own */
+struct gomp_icv *gomp_cur_icv(void);
+/* The ICVs as the environment set them (a target region starts with these) */
+extern struct gomp_icv gomp_icv_initial;
 void gomp_read_env(void);
 /* The thread count a region started here would ask for. */
 int gomp_nthreads_var(void);
@@ -115,8 +139,17 @@ bool GOMP_single_start(void);
 void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                void *detach);
+void GOMP_taskwait_depend(void **depend);
 void GOMP_taskgroup_start(void);
 void GOMP_taskgroup_end(void);
+/* The thread-limit-var ICV of the calling task. */
+int gomp_thread_limit(void);
+/* nteams-var and teams-thread-limit-var, for omp_display_env */
+void gomp_teams_icvs(int *nteams, int *teams_thread_limit);
+
+/* target.c: OMP_TARGET_OFFLOAD=mandatory (for omp_display_env) */
+int gomp_target_offload_mandatory(void);
+
 /* Loud failure for an unsupported use; names the entry point. */
 _Noreturn void gomp_unsupported(const char *what, const char *why);
 

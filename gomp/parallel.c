@@ -95,6 +95,7 @@ static void member_enter(struct gomp_team *team, int id, const struct gomp_threa
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = saved->level + 1,
         .active_level = saved->active_level + 1, .nthreads_var = team->nthreads_var,
+        .def_allocator = team->def_allocator, .teams = team->teams,
     };
     gomp_task_id_set(task_id);
     if (team->preset) {                   /* a combined parallel loop */
@@ -131,6 +132,8 @@ static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct g
     memset(team, 0, sizeof *team);
     team->nthreads = lc_rt->nworkers;
     team->nthreads_var = gomp_thr.nthreads_var;   /* the members inherit it */
+    team->def_allocator = gomp_thr.def_allocator;
+    team->teams = gomp_thr.teams;
     lc_barrier_init(&team->barrier, (uint32_t)team->nthreads);
     pthread_mutex_init(&team->ws_lock, NULL);
     team->fn = fn;
@@ -162,6 +165,9 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
 {
     struct gomp_thread *thr = &gomp_thr;
     int n = num_threads ? (int)num_threads : gomp_nthreads_var();
+    /* teams.c hook: a teams or target thread_limit caps the team */
+    if (n > gomp_thread_limit())
+        n = gomp_thread_limit();
     r->saved = *thr;
     r->team = NULL;
 
@@ -189,7 +195,8 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     gomp_thr = (struct gomp_thread){
         .team = NULL, .id = 0, .level = r->saved.level + 1,
         .active_level = r->saved.active_level, .nthreads_var = r->saved.nthreads_var,
-        .serial_ws = &r->local,
+        .serial_ws = &r->local, .def_allocator = r->saved.def_allocator,
+        .teams = r->saved.teams,
     };
     gomp_task_id_set(r);   /* the region's implicit task */
     if (preset) {
