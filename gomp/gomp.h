@@ -131,6 +131,9 @@ int gomp_ensure_runtime(int threads);
  * the combined parallel loops, is the loop every member starts in. */
 void gomp_parallel(void (*fn)(void *), void *data, unsigned num_threads,
                    const struct gomp_ws *preset);
+/* Stops the worker pool this layer started (omp_pause_resource): 0, or -1
+ * when called inside a region or task, or by another thread. */
+int gomp_pause_pool(void);
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
 void GOMP_loop_end(void);

@@ -78,6 +78,26 @@ out:
     return rc;
 }
 
+/* target.c's omp_pause_resource: the pool this layer started, stopped
+ * from its initial thread outside any region (the next region starts a
+ * fresh one); 0, or -1 where it cannot be paused now. */
+int gomp_pause_pool(void)
+{
+    int rc = 0;
+    pthread_mutex_lock(&start_lock);
+    struct lc_runtime *rt = lc_rt;
+    if (rt && started_here) {
+        if (lc_self != &rt->workers[0] || lc_self->cur != rt->root)
+            rc = -1;
+        else if (locus_finalize() == 0)
+            started_here = 0;
+        else
+            rc = -1;
+    }
+    pthread_mutex_unlock(&start_lock);
+    return rc;
+}
+
 __attribute__((destructor)) static void gomp_fini(void)
 {
     /* at exit, from the thread that started the pool outside any region:

@@ -485,15 +485,17 @@ GOMP_EXPORT int omp_target_disassociate_ptr(const void *ptr, int device)
     return EINVAL;
 }
 
-/* Pausing: the host's worker pool stays (its threads are Locus's workers,
- * which the program may still use); as libgomp, pausing from inside a
- * parallel region fails. */
+/* Pausing the host: the worker pool this layer started stops, so that
+ * its threads and their thread-local data go (the next parallel region
+ * starts a fresh pool); as with libgomp, inside a parallel region it fails. */
 GOMP_EXPORT int omp_pause_resource(int kind, int device)
 {
-    (void)kind;
+    (void)kind;   /* soft and hard pauses both release the threads */
     if (device != INITIAL_DEVICE)
         return -1;
-    return gomp_thr.level ? -1 : 0;
+    if (gomp_thr.level)
+        return -1;
+    return gomp_pause_pool();
 }
 
 GOMP_EXPORT int omp_pause_resource_all(int kind)

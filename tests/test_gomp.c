@@ -212,6 +212,15 @@ static void test_worksharing(void **state)
     same_as_libgomp("omp_worksharing");
 }
 
+/* target, teams and allocators on the host (tests/gomp/omp_target.c says
+ * what each line shows): as libgomp in every configuration. */
+static void test_target_teams_allocators(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_target");
+}
+
 /* Semantics once silently wrong (tests/gomp/omp_icv.c says which): as
  * libgomp in every configuration, and LOCUS_THREADS does not override the
  * num_threads clause or omp_set_num_threads(). */
@@ -477,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_icv_and_friends),
+        cmocka_unit_test(test_target_teams_allocators),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
         cmocka_unit_test(test_inoutset),
