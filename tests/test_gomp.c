@@ -340,6 +340,20 @@ static void test_bad_settings(void **state)
     expect_ok(&r, "bad OMP_NUM_THREADS and OMP_SCHEDULE");
     assert_non_null(strstr(r.err, "ignoring OMP_NUM_THREADS='lots'"));
     assert_non_null(strstr(r.err, "ignoring OMP_SCHEDULE='sometimes'"));
+    /* the same for the variables of target, teams and allocators, and the
+     * program's results are unchanged */
+    const char *bad_target[] = { "OMP_ALLOCATOR=omp_huge_mem_alloc", "OMP_NUM_TEAMS=-3",
+                                 "OMP_TEAMS_THREAD_LIMIT=some", "OMP_DEFAULT_DEVICE=gpu",
+                                 "OMP_TARGET_OFFLOAD=sometimes", NULL };
+    run(&r, "omp_target", 1, bad_target);
+    expect_ok(&r, "bad OMP_ALLOCATOR, OMP_NUM_TEAMS, ...");
+    assert_non_null(strstr(r.err, "ignoring OMP_ALLOCATOR='omp_huge_mem_alloc'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_NUM_TEAMS='-3'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_TEAMS_THREAD_LIMIT='some'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_DEFAULT_DEVICE='gpu'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_TARGET_OFFLOAD='sometimes'"));
+    assert_non_null(strstr(r.out, "teams: 4 teams, thread limit 2, shares 25 25 25 25"));
+    assert_non_null(strstr(r.out, "allocate clause: misaligned copies 0"));
     /* a configuration Locus refuses: said once, and the program still
      * computes its answers (on one thread) */
     const char *refused[] = { "LOCUS_REGIME=naft", "LOCUS_PAGES=interleave", NULL };
