@@ -35,9 +35,13 @@ static const char default_format[] = "level %L thread %i affinity %A";
 static char *format_var;                   /* NULL: default_format */
 static pthread_mutex_t format_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *affinity_format(void)
+/* A copy of the affinity format (free it); NULL when out of memory. */
+static char *affinity_format(void)
 {
-    return format_var ? format_var : default_format;
+    pthread_mutex_lock(&format_lock);
+    char *f = strdup(format_var ? format_var : default_format);
+    pthread_mutex_unlock(&format_lock);
+    return f;
 }
 
 GOMP_EXPORT void omp_set_affinity_format(const char *format)
@@ -49,20 +53,21 @@ GOMP_EXPORT void omp_set_affinity_format(const char *format)
     char *old = format_var;
     format_var = copy;
     pthread_mutex_unlock(&format_lock);
-    /* the old string is kept, not freed: another thread may be formatting
-     * with it (the routine is meant for the sequential part) */
-    (void)old;
+    free(old);
 }
 
 GOMP_EXPORT size_t omp_get_affinity_format(char *buffer, size_t size)
 {
-    const char *f = affinity_format();
+    char *f = affinity_format();
+    if (!f)
+        return 0;
     size_t len = strlen(f);
     if (size && buffer) {
         size_t n = len < size ? len : size - 1;
         memcpy(buffer, f, n);
         buffer[n] = '\0';
     }
+    free(f);
     return len;
 }
 
@@ -215,8 +220,11 @@ static size_t format_affinity(char *buffer, size_t size, const char *format)
 
 GOMP_EXPORT size_t omp_capture_affinity(char *buffer, size_t size, const char *format)
 {
-    size_t len = format_affinity(buffer, buffer ? size : 0,
-                                 format && *format ? format : affinity_format());
+    char *f = format && *format ? NULL : affinity_format();
+    if (!(format && *format) && !f)
+        return 0;   /* out of memory for a copy of the format */
+    size_t len = format_affinity(buffer, buffer ? size : 0, f ? f : format);
+    free(f);
     if (buffer && size)
         buffer[len < size ? len : size - 1] = '\0';
     return len;
@@ -279,7 +287,9 @@ GOMP_EXPORT void omp_display_env(int verbose)
     fprintf(stderr, "  OMP_DEFAULT_DEVICE = '%d'\n", omp_get_default_device());
     fprintf(stderr, "  OMP_MAX_TASK_PRIORITY = '%d'\n", gomp_icv.max_task_priority);
     fputs("  OMP_DISPLAY_AFFINITY = 'FALSE'\n", stderr);
-    fprintf(stderr, "  OMP_AFFINITY_FORMAT = '%s'\n", affinity_format());
+    char *format = affinity_format();
+    fprintf(stderr, "  OMP_AFFINITY_FORMAT = '%s'\n", format ? format : "");
+    free(format);
     fprintf(stderr, "  OMP_ALLOCATOR = '%s'\n",
             alloc < sizeof allocator_names / sizeof allocator_names[0] ? allocator_names[alloc]
                                                                        : "");
