@@ -6,9 +6,10 @@
  * (OMP_AFFINITY_FORMAT).
  *
  * Both print in libgomp's layout, so that tools reading it keep working;
- * the values are the ones this layer acts on.  Places are not an OpenMP
- * notion here (Locus binds its workers with LOCUS_BIND), so OMP_PLACES is
- * shown empty and %A (thread_affinity) is the thread's CPU mask.
+ * the values are the ones this layer acts on.  OMP_PLACES is the list
+ * places.c parsed; threads are not bound to places (Locus binds its
+ * workers with LOCUS_BIND), so %A (thread_affinity) is the thread's CPU
+ * mask.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -276,7 +277,9 @@ GOMP_EXPORT void omp_display_env(int verbose)
         fprintf(stderr, ",%d", gomp_icv.run_chunk);
     fputs("'\n", stderr);
     fputs("  OMP_PROC_BIND = 'FALSE'\n", stderr);   /* workers are bound by LOCUS_BIND */
-    fputs("  OMP_PLACES = ''\n", stderr);
+    fputs("  OMP_PLACES = '", stderr);
+    gomp_places_print(stderr);
+    fputs("'\n", stderr);
     fprintf(stderr, "  OMP_STACKSIZE = '%s'\n", (s = getenv("OMP_STACKSIZE")) ? s : "0");
     fputs("  OMP_WAIT_POLICY = 'PASSIVE'\n", stderr);
     fprintf(stderr, "  OMP_THREAD_LIMIT = '%d'\n", omp_get_thread_limit());

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "team.h"
 
@@ -150,6 +151,8 @@ int gomp_thread_limit(void);
 /* nteams-var and teams-thread-limit-var, for omp_display_env */
 void gomp_teams_icvs(int *nteams, int *teams_thread_limit);
 
+/* places.c: OMP_PLACES as omp_display_env shows it */
+void gomp_places_print(FILE *f);
 /* target.c: OMP_TARGET_OFFLOAD=mandatory (for omp_display_env) */
 int gomp_target_offload_mandatory(void);
 

@@ -344,7 +344,8 @@ static void test_bad_settings(void **state)
      * program's results are unchanged */
     const char *bad_target[] = { "OMP_ALLOCATOR=omp_huge_mem_alloc", "OMP_NUM_TEAMS=-3",
                                  "OMP_TEAMS_THREAD_LIMIT=some", "OMP_DEFAULT_DEVICE=gpu",
-                                 "OMP_TARGET_OFFLOAD=sometimes", NULL };
+                                 "OMP_TARGET_OFFLOAD=sometimes", "OMP_PLACES={0,nowhere}",
+                                 NULL };
     run(&r, "omp_target", 1, bad_target);
     expect_ok(&r, "bad OMP_ALLOCATOR, OMP_NUM_TEAMS, ...");
     assert_non_null(strstr(r.err, "ignoring OMP_ALLOCATOR='omp_huge_mem_alloc'"));
@@ -352,6 +353,7 @@ static void test_bad_settings(void **state)
     assert_non_null(strstr(r.err, "ignoring OMP_TEAMS_THREAD_LIMIT='some'"));
     assert_non_null(strstr(r.err, "ignoring OMP_DEFAULT_DEVICE='gpu'"));
     assert_non_null(strstr(r.err, "ignoring OMP_TARGET_OFFLOAD='sometimes'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_PLACES='{0,nowhere}'"));
     assert_non_null(strstr(r.out, "teams: 4 teams, thread limit 2, shares 25 25 25 25"));
     assert_non_null(strstr(r.out, "allocate clause: misaligned copies 0"));
     /* a configuration Locus refuses: said once, and the program still
