@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "futex.h"
 #include "team.h"
@@ -75,6 +76,21 @@ struct gomp_level {
     int id, size;
 };
 
+/* teams.c: the league a thread runs a team of (teams run one after the
+ * other on the encountering thread) and the thread-limit-var ICV that
+ * teams and target regions set; all 0 outside them.  Part of the thread's
+ * state (gomp_thr.teams): the members of a parallel region inherit it, and
+ * a target region, a new initial task, starts with it cleared. */
+struct gomp_teams_thr {
+    unsigned num_teams;           /* 0: not in a teams region (one team) */
+    unsigned team_num;
+    int thread_limit;             /* 0: the global thread-limit-var */
+    struct gomp_icv *icv;         /* target.c: the dyn, run-sched and max-active-levels
+                                   * ICVs of a target region's data environment;
+                                   * NULL: the global ones (gomp_icv) */
+};
+
+
 struct gomp_team {
     int nthreads;
     unsigned level;               /* nesting level of the region (1 outermost) */
@@ -97,6 +113,8 @@ struct gomp_team {
         _Alignas(64) _Atomic uint32_t arrived;
         _Atomic uint32_t gen;
     } cbar;
+    uintptr_t def_allocator;      /* alloc.c: the members inherit it too */
+    struct gomp_teams_thr teams;  /* teams.c: and this */
 };
 
 /* Per thread: the innermost region it takes part in. */
@@ -126,6 +144,8 @@ struct gomp_thread {
      * team those of the thread's serial taskgroups, which it counts */
     uintptr_t *par_red, *serial_red;   /* serial_tg_depth (above) tells their groups apart */
     const struct gomp_level *lv;  /* the innermost level, NULL at level 0 */
+    uintptr_t def_allocator;      /* alloc.c: omp_set_default_allocator(), 0 unset */
+    struct gomp_teams_thr teams;  /* teams.c */
 };
 /* Marks the calling thread as running a new implicit or included task
  * known by id (see task_id above). */
@@ -145,6 +165,11 @@ struct gomp_icv {
     int cancellation;             /* OMP_CANCELLATION (see cancel.c) */
 };
 extern struct gomp_icv gomp_icv;
+/* The ICVs that omp_set_dynamic, omp_set_schedule and
+ * omp_set_max_active_levels change: gomp_icv, or a target region's own */
+struct gomp_icv *gomp_cur_icv(void);
+/* The ICVs as the environment set them (a target region starts with these) */
+extern struct gomp_icv gomp_icv_initial;
 void gomp_read_env(void);
 /* The thread count a region started here would ask for. */
 int gomp_nthreads_var(void);
@@ -220,6 +245,9 @@ void gomp_doacross_free(struct gomp_doacross *dx);
 bool gomp_task_creation_cancelled(void);
 /* A taskgroup begins or ends on a thread without a team (task.c). */
 void gomp_serial_taskgroup(int begin);
+/* Stops the worker pool this layer started (omp_pause_resource): 0, or -1
+ * when called inside a region or task, or by another thread. */
+int gomp_pause_pool(void);
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
 void GOMP_loop_end(void);
@@ -230,6 +258,7 @@ bool GOMP_single_start(void);
 void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                void *detach);
+void GOMP_taskwait_depend(void **depend);
 void GOMP_taskgroup_start(void);
 void GOMP_taskgroup_end(void);
 /* reduction.c: task reductions.  A taskgroup of a team (task.c) keeps
@@ -251,6 +280,15 @@ void gomp_ws_reductions_begin(uintptr_t *data, const uintptr_t *orig);
 void GOMP_taskgroup_reduction_register(uintptr_t *data);
 void GOMP_taskgroup_reduction_unregister(uintptr_t *data);
 void GOMP_workshare_task_reduction_unregister(bool cancelled);
+/* The thread-limit-var ICV of the calling task. */
+int gomp_thread_limit(void);
+/* nteams-var and teams-thread-limit-var, for omp_display_env */
+void gomp_teams_icvs(int *nteams, int *teams_thread_limit);
+
+/* places.c: OMP_PLACES as omp_display_env shows it */
+void gomp_places_print(FILE *f);
+/* target.c: OMP_TARGET_OFFLOAD=mandatory (for omp_display_env) */
+int gomp_target_offload_mandatory(void);
 
 /* Loud failure for an unsupported use; names the entry point. */
 _Noreturn void gomp_unsupported(const char *what, const char *why);

@@ -33,9 +33,9 @@ static int resolve_sched(int sched, ull *chunk)
 {
     sched &= ~(int)MONOTONIC_FLAG;
     if (sched == 0) {                    /* runtime: OMP_SCHEDULE / omp_set_schedule */
-        gomp_read_env();
-        sched = gomp_icv.run_sched;
-        *chunk = (ull)gomp_icv.run_chunk;
+        const struct gomp_icv *icv = gomp_cur_icv();   /* the data environment's */
+        sched = icv->run_sched;
+        *chunk = (ull)icv->run_chunk;
     }
     if (sched == GS_AUTO)
         sched = GS_STATIC;

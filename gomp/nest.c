@@ -47,6 +47,7 @@ static void member(struct gomp_team *team, int id)
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = team->level, .active_level = team->active_level,
         .nthreads_var = team->nthreads_var, .par_red = team->reductions, .lv = &lv,
+        .def_allocator = team->def_allocator, .teams = team->teams,
     };
     gomp_task_id_set(&lv);   /* the member's implicit task */
     if (team->preset) {

@@ -80,6 +80,26 @@ out:
     return rc;
 }
 
+/* target.c's omp_pause_resource: the pool this layer started, stopped
+ * from its initial thread outside any region (the next region starts a
+ * fresh one); 0, or -1 where it cannot be paused now. */
+int gomp_pause_pool(void)
+{
+    int rc = 0;
+    pthread_mutex_lock(&start_lock);
+    struct lc_runtime *rt = lc_rt;
+    if (rt && started_here) {
+        if (lc_self != &rt->workers[0] || lc_self->cur != rt->root)
+            rc = -1;
+        else if (locus_finalize() == 0)
+            started_here = 0;
+        else
+            rc = -1;
+    }
+    pthread_mutex_unlock(&start_lock);
+    return rc;
+}
+
 __attribute__((destructor)) static void gomp_fini(void)
 {
     /* at exit, from the thread that started the pool outside any region:
@@ -107,6 +127,7 @@ static void member_enter(struct gomp_team *team, int id, struct gomp_level *lv,
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = team->level, .active_level = team->active_level,
         .nthreads_var = team->nthreads_var, .par_red = team->reductions, .lv = lv,
+        .def_allocator = team->def_allocator, .teams = team->teams,
     };
     gomp_task_id_set(task_id);
     if (team->preset) {                   /* a combined parallel loop */
@@ -162,6 +183,8 @@ static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct g
     team->active_level = outside->active_level + 1;
     team->up = outside->lv;
     team->nthreads_var = level_nthreads_var(outside);
+    team->def_allocator = outside->def_allocator;   /* the members inherit these */
+    team->teams = outside->teams;
     lc_barrier_init(&team->barrier, (uint32_t)team->nthreads);
     pthread_mutex_init(&team->ws_lock, NULL);
     team->fn = fn;
@@ -240,13 +263,16 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
 {
     struct gomp_thread *thr = &gomp_thr;
     int n = num_threads ? (int)num_threads : gomp_nthreads_var();
+    /* teams.c hook: a teams or target thread_limit caps the team */
+    if (n > gomp_thread_limit())
+        n = gomp_thread_limit();
     r->saved = *thr;
     r->team = NULL;
     r->extra = 0;
 
     int rc = -ENOTSUP, registered = 0;
-    gomp_read_env();
-    if (thr->active_level == 0 && n != 1 && gomp_icv.max_active_levels > 0
+    int max_levels = gomp_cur_icv()->max_active_levels;
+    if (thr->active_level == 0 && n != 1 && max_levels > 0
         && !(lc_self && lc_rt && lc_self->cur != lc_rt->root)
         && (rc = gomp_ensure_runtime(n)) == 0) {
         struct lc_worker *w = gomp_worker();
@@ -264,7 +290,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
             }
         }
     } else if (thr->active_level > 0 && n > 1
-               && (int)thr->active_level < gomp_icv.max_active_levels) {
+               && (int)thr->active_level < max_levels) {
         r->team = nested_begin(r, fn, data, n, preset, red, &registered);
     }
     if (r->team) {
@@ -277,7 +303,8 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     gomp_thr = (struct gomp_thread){
         .team = NULL, .id = 0, .level = r->saved.level + 1,
         .active_level = r->saved.active_level, .nthreads_var = level_nthreads_var(&r->saved),
-        .serial_ws = &r->local, .lv = &r->lv,
+        .serial_ws = &r->local, .lv = &r->lv, .def_allocator = r->saved.def_allocator,
+        .teams = r->saved.teams,
     };
     if (red) {
         if (!registered)
