@@ -57,6 +57,8 @@ struct gomp_ws {
                                      (GOMP_loop_start's mem), or NULL */
     struct gomp_doacross *dx;     /* ordered(n) depend(sink/source) state (doacross.c) */
     _Atomic int cancelled;        /* cancel for / cancel sections (cancel.c) */
+    uintptr_t *task_red;          /* reduction(task, ...): the first member's arrays,
+                                     whose chunks the others share (reduction.c) */
     _Alignas(64) _Atomic uint64_t next;   /* first iteration not handed out */
     _Alignas(64) _Atomic uint64_t ord_pos;   /* ordered: first iteration of the chunk
                                                 whose turn it is */
@@ -133,6 +135,8 @@ struct gomp_thread {
      * (cancel.c): how many are open, and the depth of the outermost
      * cancelled one, 0 none */
     unsigned serial_tg_depth, serial_tg_cancelled;
+    uint64_t serial_tg_ws;        /* bit d-1: serial group of depth d is a worksharing
+                                     construct's (cancel.c) */
     int nthreads_var;             /* omp_set_num_threads() of this thread, 0 unset */
     struct gomp_region *region;   /* innermost GOMP_parallel_start region it started */
     /* The OpenMP task running here, which owns the nestable locks it sets
@@ -218,11 +222,15 @@ void gomp_nest_barrier(struct lc_barrier *b);
 /* loop.c: the calling thread enters its next worksharing loop (sched
  * resolved, chunk 0 = static blocks); ordered: the loop has an ordered
  * clause; mem_size > 0: a zeroed team-shared block of that size is made
- * (returned through ws->mem); dx_counts: doacross with ncounts loops. */
+ * (returned through ws->mem); dx_counts: doacross with ncounts loops;
+ * red: the construct's reduction(task, ...) arrays, or NULL (the member
+ * opens a taskgroup with them, which GOMP_workshare_task_reduction_unregister
+ * closes). */
 struct gomp_ws *gomp_ws_enter(int sched, unsigned long long n, unsigned long long chunk,
                               unsigned long long start,
                               unsigned long long incr, int ordered, size_t mem_size,
-                              unsigned ncounts, const unsigned long long *dx_counts);
+                              unsigned ncounts, const unsigned long long *dx_counts,
+                              uintptr_t *red);
 /* GOMP_loop_start's schedule argument (libgomp's GFS_* with the monotonic
  * bit; 0 and GS_AUTO mean the run-sched ICV) and chunk, resolved. */
 int gomp_sched_resolve(long sched, unsigned long long *chunk);
@@ -245,6 +253,10 @@ void gomp_doacross_free(struct gomp_doacross *dx);
 bool gomp_task_creation_cancelled(void);
 /* A taskgroup begins or ends on a thread without a team (task.c). */
 void gomp_serial_taskgroup(int begin);
+/* The taskgroup just opened belongs to a worksharing construct with task
+ * reductions (reduction.c): as in libgomp, cancel taskgroup inside it
+ * cancels the enclosing group, and a cancelled enclosing group cancels it. */
+void gomp_taskgroup_workshare(void);
 /* Stops the worker pool this layer started (omp_pause_resource): 0, or -1
  * when called inside a region or task, or by another thread. */
 int gomp_pause_pool(void);
@@ -266,6 +278,9 @@ void GOMP_taskgroup_end(void);
 struct gomp_taskgroup {
     struct lc_taskgroup g;
     uintptr_t *reductions;
+    int workshare;                /* opened by a worksharing construct's task
+                                     reductions: cancel taskgroup means the
+                                     enclosing group (cancel.c) */
 };
 /* The reduction arrays the running task sees, NULL none. */
 uintptr_t *gomp_reductions(void);
