@@ -90,6 +90,10 @@ struct gomp_teams_thr {
     struct gomp_icv *icv;         /* target.c: the dyn, run-sched and max-active-levels
                                    * ICVs of a target region's data environment;
                                    * NULL: the global ones (gomp_icv) */
+    _Atomic int *cg_extra;        /* the contention group of a teams or target region:
+                                   * threads beyond its initial one its parallel
+                                   * regions use (parallel.c keeps them within
+                                   * thread_limit); NULL outside one */
 };
 
 
@@ -297,6 +301,8 @@ void GOMP_taskgroup_reduction_unregister(uintptr_t *data);
 void GOMP_workshare_task_reduction_unregister(bool cancelled);
 /* The thread-limit-var ICV of the calling task. */
 int gomp_thread_limit(void);
+/* The program's: OMP_THREAD_LIMIT, at most LC_MAX_WORKERS. */
+int gomp_global_thread_limit(void);
 /* nteams-var and teams-thread-limit-var, for omp_display_env */
 void gomp_teams_icvs(int *nteams, int *teams_thread_limit);
 

@@ -156,6 +156,7 @@ struct gomp_region {
     struct gomp_team *team;       /* NULL: the region has one thread */
     struct lc_task *saved_task;
     int extra;                    /* nested team: extra threads reserved */
+    int cg;                       /* threads counted in the contention group's cg_extra */
     struct gomp_level lv;         /* the starting thread's level record */
     struct gomp_ws local;         /* loop storage when it has one thread */
 };
@@ -216,6 +217,31 @@ static void team_reductions(struct gomp_team *team, uintptr_t *red)
     }
 }
 
+/* A teams or target region's contention group with a thread_limit:
+ * takes up to k of the threads it has left (k when it has no limit). */
+static int cg_take(const struct gomp_thread *outside, int k)
+{
+    _Atomic int *cg = outside->teams.cg_extra;
+    int limit = outside->teams.thread_limit;
+    if (!cg || limit <= 0)
+        return k;
+    int cur = atomic_load_explicit(cg, memory_order_relaxed);
+    for (;;) {
+        int take = k < limit - 1 - cur ? k : limit - 1 - cur;
+        if (take <= 0)
+            return 0;
+        if (atomic_compare_exchange_weak_explicit(cg, &cur, cur + take, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return take;
+    }
+}
+
+static void cg_give(const struct gomp_thread *outside, int k)
+{
+    if (k && outside->teams.cg_extra && outside->teams.thread_limit > 0)
+        atomic_fetch_sub_explicit(outside->teams.cg_extra, k, memory_order_relaxed);
+}
+
 /* A region nested in an active one, of n > 1 threads: a team of extra
  * threads (nest.c), or NULL (no thread left under the limit, none could
  * be made, or no memory).  *registered: red was registered (for the
@@ -225,6 +251,9 @@ static struct gomp_team *nested_begin(struct gomp_region *r, void (*fn)(void *),
                                       int *registered)
 {
     int k = gomp_nest_reserve(n - 1);
+    int in_cg = k ? cg_take(&r->saved, k) : 0;   /* and within a teams thread_limit */
+    gomp_nest_unreserve(k - in_cg);
+    k = in_cg;
     if (k == 0)
         return NULL;
     struct nest_thread *stack[16], **threads = k <= 16 ? stack : malloc((size_t)k * sizeof *threads);
@@ -236,12 +265,14 @@ static struct gomp_team *nested_begin(struct gomp_region *r, void (*fn)(void *),
         got = 0;
     }
     gomp_nest_unreserve(k - got);
+    cg_give(&r->saved, k - got);
     if (team) {
         team->nested = 1;
         team_reductions(team, red);
         *registered = red != NULL;
         gomp_nest_launch(team, threads);
         r->extra = got;
+        r->cg = got;
     }
     if (threads != stack)
         free(threads);
@@ -269,6 +300,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     r->saved = *thr;
     r->team = NULL;
     r->extra = 0;
+    r->cg = 0;
 
     int rc = -ENOTSUP, registered = 0;
     int max_levels = gomp_cur_icv()->max_active_levels;
@@ -287,12 +319,25 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
                 registered = red != NULL;
                 team_free(r->team);
                 r->team = NULL;
+            } else if (thr->teams.cg_extra && thr->teams.thread_limit > 0) {
+                /* the pool's team counts in a teams region's group (its
+                 * size is within the limit: n was capped above) */
+                r->cg = r->team->nthreads - 1;
+                atomic_fetch_add_explicit(thr->teams.cg_extra, r->cg, memory_order_relaxed);
             }
         }
     } else if (thr->active_level > 0 && n > 1
                && (int)thr->active_level < max_levels) {
         r->team = nested_begin(r, fn, data, n, preset, red, &registered);
     }
+    /* an outermost region on a thread that is not a Locus worker (a
+     * target region's host fallback on an extra thread of a nested team,
+     * which is a new initial task there, or a thread the program made)
+     * gets a team of extra threads, as libgomp gives any initial thread a
+     * team of its own */
+    if (!r->team && rc == -ENOTSUP && !lc_self && thr->active_level == 0 && n > 1
+        && max_levels > 0)
+        r->team = nested_begin(r, fn, data, n, preset, red, &registered);
     if (r->team) {
         member_enter(r->team, 0, &r->lv, r);
         return;
@@ -326,11 +371,13 @@ static void region_end(struct gomp_region *r)
         gomp_thr = r->saved;
         gomp_nest_join(r->team);
         gomp_nest_unreserve(r->extra);
+        cg_give(&r->saved, r->cg);
         team_free(r->team);
     } else if (r->team) {
         lc_barrier_wait(lc_self, &r->team->barrier);
         gomp_thr = r->saved;
         lc_team_join(r->saved_task);
+        cg_give(&r->saved, r->cg);
         team_free(r->team);
     } else {
         gomp_detach_wait_parked();   /* detach.c: tasks of a region of one thread */

@@ -150,7 +150,9 @@ static void run_region(void (*fn)(void *), void **hostaddrs, int thread_limit)
     int saved_dev = default_device, saved_dev_set = default_device_set;
     gomp_read_env();
     struct gomp_icv icv = gomp_icv_initial;   /* the initial task's ICVs */
-    gomp_thr = (struct gomp_thread){ .teams.thread_limit = thread_limit, .teams.icv = &icv };
+    _Atomic int cg = 0;                       /* a new contention group */
+    gomp_thr = (struct gomp_thread){ .teams.thread_limit = thread_limit, .teams.icv = &icv,
+                                     .teams.cg_extra = &cg };
     default_device_set = 0;
     gomp_task_id_set(&saved);   /* an address unique while the region runs */
     fn(hostaddrs);

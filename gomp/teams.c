@@ -50,13 +50,18 @@ __attribute__((constructor)) static void read_teams_env(void)
     read_int("OMP_THREAD_LIMIT", &thread_limit_env, 1);
 }
 
+int gomp_global_thread_limit(void)
+{
+    if (thread_limit_env > 0 && thread_limit_env < LC_MAX_WORKERS)
+        return thread_limit_env;
+    return LC_MAX_WORKERS;
+}
+
 int gomp_thread_limit(void)
 {
     if (gomp_thr.teams.thread_limit > 0)
         return gomp_thr.teams.thread_limit;
-    if (thread_limit_env > 0 && thread_limit_env < LC_MAX_WORKERS)
-        return thread_limit_env;
-    return LC_MAX_WORKERS;
+    return gomp_global_thread_limit();
 }
 
 /* A thread_limit clause's value as the ICV keeps it. */
@@ -70,6 +75,8 @@ GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_tea
 {
     (void)flags;
     struct gomp_teams_thr saved = gomp_thr.teams;
+    _Atomic int cg = 0;   /* the teams run one after the other: one count serves */
+    gomp_thr.teams.cg_extra = &cg;
     if (thread_limit == 0)
         thread_limit = (unsigned)teams_thread_limit_var;
     if (thread_limit)
