@@ -6,7 +6,10 @@
  * inside a target region, a host league sharing a distribute loop, the
  * device memory routines on the host device and their answers for a
  * device that does not exist, allocator pools, fallbacks and alignment,
- * and the affinity format.  Each line is a result, not a timing.
+ * the affinity format, a parallel region inside a target region run on a
+ * thread of a nested team (a new initial thread: a team of its own), and
+ * a teams thread_limit holding for nested regions inside the league (at
+ * most that many threads at once).  Each line is a result, not a timing.
  */
 #include <errno.h>
 #include <omp.h>
@@ -185,6 +188,56 @@ static void affinity_format(void)
     printf("affinity format: '%s' (%zu), format length %zu\n", buf, len, fmt);
 }
 
+static void target_on_nested_thread(void)
+{
+    int size = 0, in_par = -1, level = -1;
+    omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(2)
+    if (omp_get_thread_num() == 1) {
+#pragma omp parallel num_threads(2)
+        if (omp_get_thread_num() == 1) {
+#pragma omp target if (0) map(tofrom: size, in_par, level)
+            {
+#pragma omp parallel num_threads(3)
+#pragma omp single
+                {
+                    size = omp_get_num_threads();
+                    in_par = omp_in_parallel();
+                    level = omp_get_level();
+                }
+            }
+        }
+    }
+    printf("target on a nested thread: team of %d, in parallel %d, level %d\n", size, in_par,
+           level);
+}
+
+static void teams_thread_limit_nested(void)
+{
+    int cnt = 0, most = 0, sizes_ok = 1;
+    omp_set_max_active_levels(3);
+#pragma omp teams num_teams(1) thread_limit(4)
+    {
+#pragma omp parallel num_threads(2) shared(cnt, most, sizes_ok)
+#pragma omp parallel num_threads(3) shared(cnt, most, sizes_ok)
+        {
+            int v;
+#pragma omp atomic capture
+            v = ++cnt;
+#pragma omp critical
+            if (v > most)
+                most = v;
+            if (omp_get_num_threads() > 3)
+                sizes_ok = 0;
+            usleep(5000);   /* the members overlap */
+#pragma omp atomic
+            --cnt;
+        }
+    }
+    printf("teams thread_limit 4, nested 2 x 3: at most 4 at once %d, sizes ok %d\n",
+           most <= 4, sizes_ok);
+}
+
 int main(void)
 {
     target_tasks();
@@ -193,5 +246,7 @@ int main(void)
     device_memory();
     allocators();
     affinity_format();
+    target_on_nested_thread();
+    teams_thread_limit_nested();
     return 0;
 }
