@@ -6,7 +6,8 @@
  * and sections (GOMP_sections_*, GOMP_parallel_sections), which are a
  * dynamic loop over the section numbers; and gcc 9's GOMP_loop_start,
  * GOMP_loop_ull_start and GOMP_sections2_start, whose mem block is
- * allocated with the loop's slot.  Ordered loops are in ordered.c,
+ * allocated with the loop's slot and whose task reductions
+ * (reduction(task, ...), reduction.c) the first member to arrive sets up.  Ordered loops are in ordered.c,
  * doacross loops in doacross.c, cancellation in cancel.c.
  *
  * Every loop is reduced to iterations 0..n-1 handed out in chunks; the
