@@ -314,16 +314,20 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
             rc = -ENOMEM;
         else {
             team_reductions(r->team, red);
+            if (thr->teams.cg_extra && thr->teams.thread_limit > 0) {
+                /* the pool's team counts in a teams region's group (its
+                 * size is within the limit: n was capped above), before
+                 * any member can start a nested region */
+                r->cg = r->team->nthreads - 1;
+                atomic_fetch_add_explicit(thr->teams.cg_extra, r->cg, memory_order_relaxed);
+            }
             if ((rc = lc_team_start(member_main, r->team, &r->saved_task)) < 0) {
                 /* the arrays stay registered, for the one thread below */
                 registered = red != NULL;
                 team_free(r->team);
                 r->team = NULL;
-            } else if (thr->teams.cg_extra && thr->teams.thread_limit > 0) {
-                /* the pool's team counts in a teams region's group (its
-                 * size is within the limit: n was capped above) */
-                r->cg = r->team->nthreads - 1;
-                atomic_fetch_add_explicit(thr->teams.cg_extra, r->cg, memory_order_relaxed);
+                cg_give(&r->saved, r->cg);
+                r->cg = 0;
             }
         }
     } else if (thr->active_level > 0 && n > 1
