@@ -63,11 +63,6 @@ static struct gomp_taskgroup *gomp_group(struct lc_taskgroup *g)
     return (struct gomp_taskgroup *)((char *)g - offsetof(struct gomp_taskgroup, g));
 }
 
-static bool is_cancelled(const struct lc_taskgroup *g)
-{
-    return g && atomic_load_explicit(&g->cancelled, memory_order_acquire);
-}
-
 /* The serial group of depth d (1 outermost) is a worksharing construct's. */
 static bool serial_ws(const struct gomp_thread *thr, unsigned d)
 {
@@ -99,10 +94,9 @@ void gomp_serial_taskgroup(int begin)
  * A worksharing construct's group (reduction(task, ...)) is not one the
  * program wrote: libgomp binds cancel taskgroup inside it to the enclosing
  * group and discards the construct's tasks when that one is cancelled.
- * Here the construct's group is cancelled with the enclosing one, at its
- * start when the enclosing one already is, and by the cancel itself
- * otherwise (group_cancelled below also looks one group up, for a cancel
- * that came from outside the construct).
+ * Here the construct's group follows the enclosing one (runtime/team.h:
+ * its tasks not yet begun are discarded when either is cancelled), and a
+ * cancel inside it cancels both.
  */
 void gomp_taskgroup_workshare(void)
 {
@@ -118,8 +112,7 @@ void gomp_taskgroup_workshare(void)
         return;   /* no group of its own: the enclosing one is used */
     struct lc_taskgroup *g = w->cur->tg_open;
     gomp_group(g)->workshare = 1;
-    if (is_cancelled(g->outer))
-        lc_taskgroup_cancel(g);
+    g->follows_outer = 1;   /* before any task of the construct exists */
 }
 
 static bool group_cancelled(void)
@@ -128,9 +121,7 @@ static bool group_cancelled(void)
     if (!thr->team)
         return thr->serial_tg_cancelled != 0;
     struct lc_taskgroup *g = current_group();
-    if (!g)
-        return false;
-    return is_cancelled(g) || (gomp_group(g)->workshare && is_cancelled(g->outer));
+    return g && lc_taskgroup_cancelled(g);
 }
 
 bool gomp_task_creation_cancelled(void)

@@ -202,6 +202,7 @@ void lc_taskgroup_begin(struct lc_worker *w, struct lc_taskgroup *g)
     atomic_store_explicit(&g->pending, 1, memory_order_relaxed);
     atomic_store_explicit(&g->done, 0, memory_order_relaxed);
     atomic_store_explicit(&g->cancelled, 0, memory_order_relaxed);
+    g->follows_outer = 0;
     lc_task_groups_init(w->cur);
     g->outer = w->cur->tg_open;
     w->cur->tg_open = g;
