@@ -25,6 +25,7 @@
  * barrier follows, so that tasks complete there as at any barrier.
  */
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "gomp.h"
 #include "runtime.h"
@@ -57,6 +58,17 @@ static struct lc_taskgroup *current_group(void)
     return g;
 }
 
+static struct gomp_taskgroup *gomp_group(struct lc_taskgroup *g)
+{
+    return (struct gomp_taskgroup *)((char *)g - offsetof(struct gomp_taskgroup, g));
+}
+
+/* The serial group of depth d (1 outermost) is a worksharing construct's. */
+static bool serial_ws(const struct gomp_thread *thr, unsigned d)
+{
+    return d >= 1 && d <= 64 && (thr->serial_tg_ws >> (d - 1) & 1);
+}
+
 /*
  * Without a team, tasks run at once and taskgroups are only counted
  * (gomp_thr.serial_tg_depth); a cancel taskgroup marks the depth of the
@@ -71,8 +83,36 @@ void gomp_serial_taskgroup(int begin)
     }
     if (thr->serial_tg_cancelled == thr->serial_tg_depth)
         thr->serial_tg_cancelled = 0;
-    if (thr->serial_tg_depth)
+    if (thr->serial_tg_depth) {
+        if (thr->serial_tg_depth <= 64)
+            thr->serial_tg_ws &= ~(1ull << (thr->serial_tg_depth - 1));
         thr->serial_tg_depth--;
+    }
+}
+
+/*
+ * A worksharing construct's group (reduction(task, ...)) is not one the
+ * program wrote: libgomp binds cancel taskgroup inside it to the enclosing
+ * group and discards the construct's tasks when that one is cancelled.
+ * Here the construct's group follows the enclosing one (runtime/team.h:
+ * its tasks not yet begun are discarded when either is cancelled), and a
+ * cancel inside it cancels both.
+ */
+void gomp_taskgroup_workshare(void)
+{
+    struct gomp_thread *thr = &gomp_thr;
+    struct lc_worker *w = gomp_task_worker();
+    if (!w) {
+        unsigned d = thr->serial_tg_depth;
+        if (d >= 1 && d <= 64)
+            thr->serial_tg_ws |= 1ull << (d - 1);
+        return;
+    }
+    if (w->cur->tg_nomem || !w->cur->tg_open)
+        return;   /* no group of its own: the enclosing one is used */
+    struct lc_taskgroup *g = w->cur->tg_open;
+    gomp_group(g)->workshare = 1;
+    g->follows_outer = 1;   /* before any task of the construct exists */
 }
 
 static bool group_cancelled(void)
@@ -81,7 +121,7 @@ static bool group_cancelled(void)
     if (!thr->team)
         return thr->serial_tg_cancelled != 0;
     struct lc_taskgroup *g = current_group();
-    return g && atomic_load_explicit(&g->cancelled, memory_order_acquire);
+    return g && lc_taskgroup_cancelled(g);
 }
 
 bool gomp_task_creation_cancelled(void)
@@ -121,10 +161,14 @@ GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel)
     }
     if (which & CANCEL_TASKGROUP) {
         struct lc_taskgroup *g = current_group();
-        if (g)
+        if (g) {
+            if (gomp_group(g)->workshare && g->outer)
+                lc_taskgroup_cancel(g->outer);   /* the group the program wrote */
             lc_taskgroup_cancel(g);
-        else if (!thr->team && thr->serial_tg_depth && !thr->serial_tg_cancelled)
-            thr->serial_tg_cancelled = thr->serial_tg_depth;
+        } else if (!thr->team && thr->serial_tg_depth && !thr->serial_tg_cancelled) {
+            unsigned d = thr->serial_tg_depth;
+            thr->serial_tg_cancelled = serial_ws(thr, d) && d > 1 ? d - 1 : d;
+        }
         return true;
     }
     if (thr->team)

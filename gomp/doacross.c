@@ -68,11 +68,11 @@ void gomp_doacross_free(struct gomp_doacross *dx)
 /* ---- the loops: iterations 0..counts[0]-1 of the outermost loop ---- */
 
 static bool start(long sched, ull chunk, unsigned ncounts, const ull *counts, void **mem,
-                  ull *istart, ull *iend)
+                  uintptr_t *red, ull *istart, ull *iend)
 {
     int s = gomp_sched_resolve(sched, &chunk);
     struct gomp_ws *ws = gomp_ws_enter(s, counts[0], chunk, 0, 1, 0,
-                                       mem ? (size_t)(uintptr_t)*mem : 0, ncounts, counts);
+                                       mem ? (size_t)(uintptr_t)*mem : 0, ncounts, counts, red);
     if (mem)
         *mem = ws->mem;
     if (!istart)
@@ -81,12 +81,13 @@ static bool start(long sched, ull chunk, unsigned ncounts, const ull *counts, vo
 }
 
 static bool start_long(long sched, long chunk, unsigned ncounts, const long *counts, void **mem,
-                       long *istart, long *iend)
+                       uintptr_t *red, long *istart, long *iend)
 {
     ull c[ncounts ? ncounts : 1], s, e;
     for (unsigned i = 0; i < ncounts; i++)
         c[i] = counts[i] > 0 ? (ull)counts[i] : 0;
-    bool more = start(sched, chunk > 0 ? (ull)chunk : 0, ncounts, c, mem, istart ? &s : NULL, &e);
+    bool more = start(sched, chunk > 0 ? (ull)chunk : 0, ncounts, c, mem, red,
+                      istart ? &s : NULL, &e);
     if (istart && more) {
         *istart = (long)s;
         *iend = (long)e;
@@ -98,7 +99,7 @@ static bool start_long(long sched, long chunk, unsigned ncounts, const long *cou
     GOMP_EXPORT bool name(unsigned ncounts, long *counts, long chunk, long *istart,    \
                           long *iend)                                                   \
     {                                                                                   \
-        return start_long(kind, chunk, ncounts, counts, NULL, istart, iend);            \
+        return start_long(kind, chunk, ncounts, counts, NULL, NULL, istart, iend);      \
     }
 DX_START(GOMP_loop_doacross_static_start, GS_STATIC)
 DX_START(GOMP_loop_doacross_dynamic_start, GS_DYNAMIC)
@@ -107,24 +108,21 @@ DX_START(GOMP_loop_doacross_guided_start, GS_GUIDED)
 GOMP_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart,
                                                   long *iend)
 {
-    return start_long(0, 0, ncounts, counts, NULL, istart, iend);
+    return start_long(0, 0, ncounts, counts, NULL, NULL, istart, iend);
 }
 
 GOMP_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched,
                                           long chunk, long *istart, long *iend,
                                           uintptr_t *reductions, void **mem)
 {
-    if (reductions)
-        gomp_unsupported("GOMP_loop_doacross_start", "task reductions on worksharing "
-                         "constructs (reduction(task, ...)) are not implemented");
-    return start_long(sched, chunk, ncounts, counts, mem, istart, iend);
+    return start_long(sched, chunk, ncounts, counts, mem, reductions, istart, iend);
 }
 
 #define DX_ULL_START(name, kind)                                                       \
     GOMP_EXPORT bool name(unsigned ncounts, ull *counts, ull chunk, ull *istart,       \
                           ull *iend)                                                    \
     {                                                                                   \
-        return start(kind, chunk, ncounts, counts, NULL, istart, iend);                 \
+        return start(kind, chunk, ncounts, counts, NULL, NULL, istart, iend);           \
     }
 DX_ULL_START(GOMP_loop_ull_doacross_static_start, GS_STATIC)
 DX_ULL_START(GOMP_loop_ull_doacross_dynamic_start, GS_DYNAMIC)
@@ -133,17 +131,14 @@ DX_ULL_START(GOMP_loop_ull_doacross_guided_start, GS_GUIDED)
 GOMP_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, ull *counts,
                                                       ull *istart, ull *iend)
 {
-    return start(0, 0, ncounts, counts, NULL, istart, iend);
+    return start(0, 0, ncounts, counts, NULL, NULL, istart, iend);
 }
 
 GOMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, ull *counts, long sched,
                                               ull chunk, ull *istart, ull *iend,
                                               uintptr_t *reductions, void **mem)
 {
-    if (reductions)
-        gomp_unsupported("GOMP_loop_ull_doacross_start", "task reductions on worksharing "
-                         "constructs (reduction(task, ...)) are not implemented");
-    return start(sched, chunk, ncounts, counts, mem, istart, iend);
+    return start(sched, chunk, ncounts, counts, mem, reductions, istart, iend);
 }
 
 /* ---- post and wait ---- */

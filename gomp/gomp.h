@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "futex.h"
 #include "team.h"
@@ -56,6 +57,8 @@ struct gomp_ws {
                                      (GOMP_loop_start's mem), or NULL */
     struct gomp_doacross *dx;     /* ordered(n) depend(sink/source) state (doacross.c) */
     _Atomic int cancelled;        /* cancel for / cancel sections (cancel.c) */
+    uintptr_t *task_red;          /* reduction(task, ...): the first member's arrays,
+                                     whose chunks the others share (reduction.c) */
     _Alignas(64) _Atomic uint64_t next;   /* first iteration not handed out */
     _Alignas(64) _Atomic uint64_t ord_pos;   /* ordered: first iteration of the chunk
                                                 whose turn it is */
@@ -74,6 +77,25 @@ struct gomp_level {
     const struct gomp_level *up;
     int id, size;
 };
+
+/* teams.c: the league a thread runs a team of (teams run one after the
+ * other on the encountering thread) and the thread-limit-var ICV that
+ * teams and target regions set; all 0 outside them.  Part of the thread's
+ * state (gomp_thr.teams): the members of a parallel region inherit it, and
+ * a target region, a new initial task, starts with it cleared. */
+struct gomp_teams_thr {
+    unsigned num_teams;           /* 0: not in a teams region (one team) */
+    unsigned team_num;
+    int thread_limit;             /* 0: the global thread-limit-var */
+    struct gomp_icv *icv;         /* target.c: the dyn, run-sched and max-active-levels
+                                   * ICVs of a target region's data environment;
+                                   * NULL: the global ones (gomp_icv) */
+    _Atomic int *cg_extra;        /* the contention group of a teams or target region:
+                                   * threads beyond its initial one its parallel
+                                   * regions use (parallel.c keeps them within
+                                   * thread_limit); NULL outside one */
+};
+
 
 struct gomp_team {
     int nthreads;
@@ -97,6 +119,8 @@ struct gomp_team {
         _Alignas(64) _Atomic uint32_t arrived;
         _Atomic uint32_t gen;
     } cbar;
+    uintptr_t def_allocator;      /* alloc.c: the members inherit it too */
+    struct gomp_teams_thr teams;  /* teams.c: and this */
 };
 
 /* Per thread: the innermost region it takes part in. */
@@ -115,6 +139,8 @@ struct gomp_thread {
      * (cancel.c): how many are open, and the depth of the outermost
      * cancelled one, 0 none */
     unsigned serial_tg_depth, serial_tg_cancelled;
+    uint64_t serial_tg_ws;        /* bit d-1: serial group of depth d is a worksharing
+                                     construct's (cancel.c) */
     int nthreads_var;             /* omp_set_num_threads() of this thread, 0 unset */
     struct gomp_region *region;   /* innermost GOMP_parallel_start region it started */
     /* The OpenMP task running here, which owns the nestable locks it sets
@@ -126,6 +152,8 @@ struct gomp_thread {
      * team those of the thread's serial taskgroups, which it counts */
     uintptr_t *par_red, *serial_red;   /* serial_tg_depth (above) tells their groups apart */
     const struct gomp_level *lv;  /* the innermost level, NULL at level 0 */
+    uintptr_t def_allocator;      /* alloc.c: omp_set_default_allocator(), 0 unset */
+    struct gomp_teams_thr teams;  /* teams.c */
 };
 /* Marks the calling thread as running a new implicit or included task
  * known by id (see task_id above). */
@@ -145,6 +173,11 @@ struct gomp_icv {
     int cancellation;             /* OMP_CANCELLATION (see cancel.c) */
 };
 extern struct gomp_icv gomp_icv;
+/* The ICVs that omp_set_dynamic, omp_set_schedule and
+ * omp_set_max_active_levels change: gomp_icv, or a target region's own */
+struct gomp_icv *gomp_cur_icv(void);
+/* The ICVs as the environment set them (a target region starts with these) */
+extern struct gomp_icv gomp_icv_initial;
 void gomp_read_env(void);
 /* The thread count a region started here would ask for. */
 int gomp_nthreads_var(void);
@@ -193,11 +226,15 @@ void gomp_nest_barrier(struct lc_barrier *b);
 /* loop.c: the calling thread enters its next worksharing loop (sched
  * resolved, chunk 0 = static blocks); ordered: the loop has an ordered
  * clause; mem_size > 0: a zeroed team-shared block of that size is made
- * (returned through ws->mem); dx_counts: doacross with ncounts loops. */
+ * (returned through ws->mem); dx_counts: doacross with ncounts loops;
+ * red: the construct's reduction(task, ...) arrays, or NULL (the member
+ * opens a taskgroup with them, which GOMP_workshare_task_reduction_unregister
+ * closes). */
 struct gomp_ws *gomp_ws_enter(int sched, unsigned long long n, unsigned long long chunk,
                               unsigned long long start,
                               unsigned long long incr, int ordered, size_t mem_size,
-                              unsigned ncounts, const unsigned long long *dx_counts);
+                              unsigned ncounts, const unsigned long long *dx_counts,
+                              uintptr_t *red);
 /* GOMP_loop_start's schedule argument (libgomp's GFS_* with the monotonic
  * bit; 0 and GS_AUTO mean the run-sched ICV) and chunk, resolved. */
 int gomp_sched_resolve(long sched, unsigned long long *chunk);
@@ -220,6 +257,13 @@ void gomp_doacross_free(struct gomp_doacross *dx);
 bool gomp_task_creation_cancelled(void);
 /* A taskgroup begins or ends on a thread without a team (task.c). */
 void gomp_serial_taskgroup(int begin);
+/* The taskgroup just opened belongs to a worksharing construct with task
+ * reductions (reduction.c): as in libgomp, cancel taskgroup inside it
+ * cancels the enclosing group, and a cancelled enclosing group cancels it. */
+void gomp_taskgroup_workshare(void);
+/* Stops the worker pool this layer started (omp_pause_resource): 0, or -1
+ * when called inside a region or task, or by another thread. */
+int gomp_pause_pool(void);
 /* The ABI entry points the layer itself calls. */
 void GOMP_barrier(void);
 void GOMP_loop_end(void);
@@ -230,6 +274,7 @@ bool GOMP_single_start(void);
 void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                void *detach);
+void GOMP_taskwait_depend(void **depend);
 void GOMP_taskgroup_start(void);
 void GOMP_taskgroup_end(void);
 /* reduction.c: task reductions.  A taskgroup of a team (task.c) keeps
@@ -237,6 +282,9 @@ void GOMP_taskgroup_end(void);
 struct gomp_taskgroup {
     struct lc_taskgroup g;
     uintptr_t *reductions;
+    int workshare;                /* opened by a worksharing construct's task
+                                     reductions: cancel taskgroup means the
+                                     enclosing group (cancel.c) */
 };
 /* The reduction arrays the running task sees, NULL none. */
 uintptr_t *gomp_reductions(void);
@@ -251,6 +299,17 @@ void gomp_ws_reductions_begin(uintptr_t *data, const uintptr_t *orig);
 void GOMP_taskgroup_reduction_register(uintptr_t *data);
 void GOMP_taskgroup_reduction_unregister(uintptr_t *data);
 void GOMP_workshare_task_reduction_unregister(bool cancelled);
+/* The thread-limit-var ICV of the calling task. */
+int gomp_thread_limit(void);
+/* The program's: OMP_THREAD_LIMIT, at most LC_MAX_WORKERS. */
+int gomp_global_thread_limit(void);
+/* nteams-var and teams-thread-limit-var, for omp_display_env */
+void gomp_teams_icvs(int *nteams, int *teams_thread_limit);
+
+/* places.c: OMP_PLACES as omp_display_env shows it */
+void gomp_places_print(FILE *f);
+/* target.c: OMP_TARGET_OFFLOAD=mandatory (for omp_display_env) */
+int gomp_target_offload_mandatory(void);
 
 /* Loud failure for an unsupported use; names the entry point. */
 _Noreturn void gomp_unsupported(const char *what, const char *why);

@@ -23,6 +23,7 @@
 struct gomp_icv gomp_icv = { .nthreads = 0, .run_sched = GS_DYNAMIC, .run_chunk = 1,
                               .dynamic = 0, .max_active_levels = 1, .max_task_priority = 0,
                               .cancellation = 0 };
+struct gomp_icv gomp_icv_initial;
 
 /* Nested regions get teams of their own (parallel.c, nest.c) down to this
  * many active levels, libgomp's figure. */
@@ -145,6 +146,13 @@ void gomp_read_env(void)
         else
             bad("OMP_MAX_TASK_PRIORITY", s, "a non-negative integer");
     }
+    gomp_icv_initial = gomp_icv;
+}
+
+struct gomp_icv *gomp_cur_icv(void)
+{
+    gomp_read_env();
+    return gomp_thr.teams.icv ? gomp_thr.teams.icv : &gomp_icv;
 }
 
 int gomp_nthreads_var(void)
@@ -185,7 +193,7 @@ GOMP_EXPORT void omp_set_num_threads(int n)
 
 GOMP_EXPORT int omp_get_thread_limit(void)
 {
-    return LC_MAX_WORKERS;
+    return gomp_thread_limit();   /* teams.c: set by teams and target regions */
 }
 
 GOMP_EXPORT int omp_in_parallel(void)
@@ -218,43 +226,40 @@ GOMP_EXPORT double omp_get_wtick(void)
 
 GOMP_EXPORT void omp_set_dynamic(int v)
 {
-    gomp_icv.dynamic = v != 0;
+    gomp_cur_icv()->dynamic = v != 0;
 }
 
 GOMP_EXPORT int omp_get_dynamic(void)
 {
-    gomp_read_env();
-    return gomp_icv.dynamic;
+    return gomp_cur_icv()->dynamic;
 }
 
 /* As libgomp: nesting on is every supported level, off is one. */
 GOMP_EXPORT void omp_set_nested(int v)
 {
-    gomp_read_env();
+    struct gomp_icv *icv = gomp_cur_icv();
     if (v)
-        gomp_icv.max_active_levels = SUPPORTED_LEVELS;
-    else if (gomp_icv.max_active_levels > 1)
-        gomp_icv.max_active_levels = 1;
+        icv->max_active_levels = SUPPORTED_LEVELS;
+    else if (icv->max_active_levels > 1)
+        icv->max_active_levels = 1;
 }
 
 GOMP_EXPORT int omp_get_nested(void)
 {
-    gomp_read_env();
-    return gomp_icv.max_active_levels > 1
-           && gomp_icv.max_active_levels > (int)gomp_thr.active_level;
+    const struct gomp_icv *icv = gomp_cur_icv();
+    return icv->max_active_levels > 1 && icv->max_active_levels > (int)gomp_thr.active_level;
 }
 
 GOMP_EXPORT void omp_set_max_active_levels(int v)
 {
     gomp_read_env();
     if (v >= 0)
-        gomp_icv.max_active_levels = v < SUPPORTED_LEVELS ? v : SUPPORTED_LEVELS;
+        gomp_cur_icv()->max_active_levels = v < SUPPORTED_LEVELS ? v : SUPPORTED_LEVELS;
 }
 
 GOMP_EXPORT int omp_get_max_active_levels(void)
 {
-    gomp_read_env();
-    return gomp_icv.max_active_levels;
+    return gomp_cur_icv()->max_active_levels;
 }
 
 GOMP_EXPORT int omp_get_supported_active_levels(void)
@@ -303,15 +308,16 @@ GOMP_EXPORT void omp_set_schedule(int kind, int chunk)
     int k = kind & 0x7fffffff;   /* drop the monotonic modifier bit */
     if (k < GS_STATIC || k > GS_AUTO)
         return;
-    gomp_icv.run_sched = k;
-    gomp_icv.run_chunk = chunk > 0 ? chunk : 0;
+    struct gomp_icv *icv = gomp_cur_icv();
+    icv->run_sched = k;
+    icv->run_chunk = chunk > 0 ? chunk : 0;
 }
 
 GOMP_EXPORT void omp_get_schedule(int *kind, int *chunk)
 {
-    gomp_read_env();
-    *kind = gomp_icv.run_sched;
-    *chunk = gomp_icv.run_chunk ? gomp_icv.run_chunk : 1;
+    const struct gomp_icv *icv = gomp_cur_icv();
+    *kind = icv->run_sched;
+    *chunk = icv->run_chunk ? icv->run_chunk : 1;
 }
 
 GOMP_EXPORT int omp_in_final(void)
@@ -331,22 +337,4 @@ GOMP_EXPORT int omp_get_cancellation(void)
     return gomp_icv.cancellation;
 }
 
-GOMP_EXPORT int omp_get_num_teams(void)
-{
-    return 1;
-}
 
-GOMP_EXPORT int omp_get_team_num(void)
-{
-    return 0;
-}
-
-GOMP_EXPORT int omp_is_initial_device(void)
-{
-    return 1;
-}
-
-GOMP_EXPORT int omp_get_num_devices(void)
-{
-    return 0;
-}

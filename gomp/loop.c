@@ -6,7 +6,8 @@
  * and sections (GOMP_sections_*, GOMP_parallel_sections), which are a
  * dynamic loop over the section numbers; and gcc 9's GOMP_loop_start,
  * GOMP_loop_ull_start and GOMP_sections2_start, whose mem block is
- * allocated with the loop's slot.  Ordered loops are in ordered.c,
+ * allocated with the loop's slot and whose task reductions
+ * (reduction(task, ...), reduction.c) the first member to arrive sets up.  Ordered loops are in ordered.c,
  * doacross loops in doacross.c, cancellation in cancel.c.
  *
  * Every loop is reduced to iterations 0..n-1 handed out in chunks; the
@@ -33,9 +34,9 @@ static int resolve_sched(int sched, ull *chunk)
 {
     sched &= ~(int)MONOTONIC_FLAG;
     if (sched == 0) {                    /* runtime: OMP_SCHEDULE / omp_set_schedule */
-        gomp_read_env();
-        sched = gomp_icv.run_sched;
-        *chunk = (ull)gomp_icv.run_chunk;
+        const struct gomp_icv *icv = gomp_cur_icv();   /* the data environment's */
+        sched = icv->run_sched;
+        *chunk = (ull)icv->run_chunk;
     }
     if (sched == GS_AUTO)
         sched = GS_STATIC;
@@ -70,6 +71,7 @@ static void ws_fill(struct gomp_ws *ws, int sched, ull n, ull chunk, ull start, 
     ws->incr = (long long)incr;
     ws->mem = NULL;
     ws->dx = NULL;
+    ws->task_red = NULL;
     atomic_store_explicit(&ws->cancelled, 0, memory_order_relaxed);
     atomic_store_explicit(&ws->next, 0, memory_order_relaxed);
     atomic_store_explicit(&ws->ord_pos, 0, memory_order_relaxed);
@@ -92,9 +94,12 @@ static void ws_setup(struct gomp_ws *ws, int sched, ull n, ull chunk, ull start,
 }
 
 /* Makes the calling thread enter its next loop; the team's slot is set up
- * by whoever comes first. */
+ * by whoever comes first, who also registers the task reductions (new
+ * chunks) before the others, which find its arrays in the slot, may use
+ * them (libgomp's order: the first member initializes, the rest follow). */
 struct gomp_ws *gomp_ws_enter(int sched, ull n, ull chunk, ull start, ull incr, int ordered,
-                              size_t mem_size, unsigned ncounts, const ull *counts)
+                              size_t mem_size, unsigned ncounts, const ull *counts,
+                              uintptr_t *red)
 {
     struct gomp_thread *thr = &gomp_thr;
     struct gomp_team *team = thr->team;
@@ -104,15 +109,23 @@ struct gomp_ws *gomp_ws_enter(int sched, ull n, ull chunk, ull start, ull incr, 
     if (!team) {
         ws = thr->serial_ws ? thr->serial_ws : &seq_ws;
         ws_setup(ws, sched, n, chunk, start, incr, ordered, mem_size, ncounts, counts, 1);
+        if (red)
+            gomp_ws_reductions_begin(red, NULL);
         return thr->ws = ws;
     }
     uint64_t k = thr->ws_seen++;
     ws = &team->ws[k % GOMP_WS_RING];
+    int first = 0;
     pthread_mutex_lock(&team->ws_lock);
     while (atomic_load_explicit(&ws->construct, memory_order_relaxed) != k + 1) {
         if (atomic_load_explicit(&ws->users, memory_order_acquire) == 0) {
             ws_setup(ws, sched, n, chunk, start, incr, ordered, mem_size, ncounts, counts,
                      team->nthreads);
+            if (red) {
+                gomp_ws_reductions_begin(red, NULL);
+                ws->task_red = red;
+            }
+            first = 1;
             atomic_store_explicit(&ws->users, team->nthreads, memory_order_relaxed);
             atomic_store_explicit(&ws->construct, k + 1, memory_order_relaxed);
             break;
@@ -122,13 +135,18 @@ struct gomp_ws *gomp_ws_enter(int sched, ull n, ull chunk, ull start, ull incr, 
         sched_yield();
         pthread_mutex_lock(&team->ws_lock);
     }
+    /* read under the lock the first member set it under; the slot cannot
+     * be reused before this member leaves it */
+    uintptr_t *orig = ws->task_red;
     pthread_mutex_unlock(&team->ws_lock);
+    if (red && !first)
+        gomp_ws_reductions_begin(red, orig);
     return thr->ws = ws;
 }
 
 static struct gomp_ws *ws_enter(int sched, ull n, ull chunk, ull start, ull incr)
 {
-    return gomp_ws_enter(sched, n, chunk, start, incr, 0, 0, 0, NULL);
+    return gomp_ws_enter(sched, n, chunk, start, incr, 0, 0, 0, NULL, NULL);
 }
 
 /* The calling thread's next chunk [*lo, *hi) of the loop it is in. */
@@ -283,25 +301,19 @@ LONG_NEXT(GOMP_loop_runtime_next)
 LONG_NEXT(GOMP_loop_nonmonotonic_runtime_next)
 LONG_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next)
 
-/* gcc 9+: one entry point for every schedule, with task reductions and a
- * team-shared zeroed block (*mem: its size in, its address out; lastprivate
+/* gcc 9+: one entry point for every schedule, with task reductions
+ * (reductions: reduction(task, ...), see reduction.c) and a team-shared
+ * zeroed block (*mem: its size in, its address out; lastprivate
  * (conditional:) and scan reductions keep per-thread values there).
  * istart NULL: the loop is only entered (gcc computes a static schedule). */
-static void no_task_reductions(const char *what, uintptr_t *reductions)
-{
-    if (reductions)
-        gomp_unsupported(what, "task reductions on worksharing constructs "
-                         "(reduction(task, ...)) are not implemented");
-}
-
 GOMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk,
                                  long *istart, long *iend, uintptr_t *reductions, void **mem)
 {
-    no_task_reductions("GOMP_loop_start", reductions);
     ull c = chunk > 0 ? (ull)chunk : 0;
     int s = gomp_sched_resolve(sched, &c);
     struct gomp_ws *ws = gomp_ws_enter(s, gomp_count_long(start, end, incr), c, (ull)start,
-                                       (ull)incr, 0, mem ? (size_t)(uintptr_t)*mem : 0, 0, NULL);
+                                       (ull)incr, 0, mem ? (size_t)(uintptr_t)*mem : 0, 0, NULL,
+                                       reductions);
     if (mem)
         *mem = ws->mem;
     if (!istart)
@@ -364,10 +376,10 @@ GOMP_EXPORT bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long
                                      ull chunk, ull *istart, ull *iend, uintptr_t *reductions,
                                      void **mem)
 {
-    no_task_reductions("GOMP_loop_ull_start", reductions);
     int s = gomp_sched_resolve(sched, &chunk);
     struct gomp_ws *ws = gomp_ws_enter(s, gomp_count_ull(up, start, end, incr), chunk, start,
-                                       incr, 0, mem ? (size_t)(uintptr_t)*mem : 0, 0, NULL);
+                                       incr, 0, mem ? (size_t)(uintptr_t)*mem : 0, 0, NULL,
+                                       reductions);
     if (mem)
         *mem = ws->mem;
     if (!istart)
@@ -445,9 +457,8 @@ GOMP_EXPORT unsigned GOMP_sections_start(unsigned count)
  * (as GOMP_loop_start's mem). */
 GOMP_EXPORT unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 {
-    no_task_reductions("GOMP_sections2_start", reductions);
     struct gomp_ws *ws = gomp_ws_enter(GS_DYNAMIC, count, 1, 0, 1, 0,
-                                       mem ? (size_t)(uintptr_t)*mem : 0, 0, NULL);
+                                       mem ? (size_t)(uintptr_t)*mem : 0, 0, NULL, reductions);
     if (mem)
         *mem = ws->mem;
     return sections_next();

@@ -6,9 +6,11 @@
  * team of its own: the encountering thread as member 0 and extra threads,
  * which are not Locus workers, for the others.  Extra threads are made on
  * demand and kept, idle, for later nested regions (as libgomp keeps its
- * pool), up to a limit of LC_MAX_WORKERS threads in all (workers and extra
- * threads: omp_get_thread_limit()); a region that would pass the limit
- * gets the threads that remain.
+ * pool), up to OMP_THREAD_LIMIT threads in all (workers and extra threads,
+ * at most LC_MAX_WORKERS); a region that would pass the limit gets the
+ * threads that remain.  (The thread_limit of a teams or target construct
+ * caps each region inside it, parallel.c: its contention group is the
+ * league's or the target region's own, not the worker pool.)
  *
  * The members of a nested team are not all workers, so their tasks run at
  * once on the thread that creates them, as in a team of one thread (OpenMP
@@ -47,6 +49,7 @@ static void member(struct gomp_team *team, int id)
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = team->level, .active_level = team->active_level,
         .nthreads_var = team->nthreads_var, .par_red = team->reductions, .lv = &lv,
+        .def_allocator = team->def_allocator, .teams = team->teams,
     };
     gomp_task_id_set(&lv);   /* the member's implicit task */
     if (team->preset) {
@@ -85,7 +88,7 @@ static void *nest_main(void *arg)
 int gomp_nest_reserve(int want)
 {
     int pool = lc_rt ? lc_rt->nworkers : 1;
-    int room = LC_MAX_WORKERS - pool;
+    int room = gomp_global_thread_limit() - pool;
     int cur = atomic_load_explicit(&extra_in_use, memory_order_relaxed);
     for (;;) {
         int k = want < room - cur ? want : room - cur;

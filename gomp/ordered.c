@@ -58,10 +58,10 @@ GOMP_EXPORT void GOMP_ordered_end(void)
 /* ---- the loop forms: a loop entered with ordered set ---- */
 
 static bool start_long(int sched, long start, long end, long incr, ull chunk, size_t mem_size,
-                       void **mem, long *istart, long *iend)
+                       void **mem, uintptr_t *red, long *istart, long *iend)
 {
     struct gomp_ws *ws = gomp_ws_enter(sched, gomp_count_long(start, end, incr), chunk,
-                                       (ull)start, (ull)incr, 1, mem_size, 0, NULL);
+                                       (ull)start, (ull)incr, 1, mem_size, 0, NULL, red);
     if (mem)
         *mem = ws->mem;
     return !istart || gomp_loop_next_long(istart, iend);
@@ -73,7 +73,7 @@ static bool start_long(int sched, long start, long end, long incr, ull chunk, si
     {                                                                                   \
         ull c = chunk > 0 ? (ull)chunk : 0;                                             \
         int s = gomp_sched_resolve(kind, &c);                                           \
-        return start_long(s, start, end, incr, c, 0, NULL, istart, iend);               \
+        return start_long(s, start, end, incr, c, 0, NULL, NULL, istart, iend);         \
     }
 ORD_START(GOMP_loop_ordered_static_start, GS_STATIC)
 ORD_START(GOMP_loop_ordered_dynamic_start, GS_DYNAMIC)
@@ -84,20 +84,17 @@ GOMP_EXPORT bool GOMP_loop_ordered_runtime_start(long start, long end, long incr
 {
     ull c = 0;
     int s = gomp_sched_resolve(0, &c);
-    return start_long(s, start, end, incr, c, 0, NULL, istart, iend);
+    return start_long(s, start, end, incr, c, 0, NULL, NULL, istart, iend);
 }
 
 GOMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched,
                                          long chunk, long *istart, long *iend,
                                          uintptr_t *reductions, void **mem)
 {
-    if (reductions)
-        gomp_unsupported("GOMP_loop_ordered_start", "task reductions on worksharing "
-                         "constructs (reduction(task, ...)) are not implemented");
     ull c = chunk > 0 ? (ull)chunk : 0;
     int s = gomp_sched_resolve(sched, &c);
-    return start_long(s, start, end, incr, c, mem ? (size_t)(uintptr_t)*mem : 0, mem, istart,
-                      iend);
+    return start_long(s, start, end, incr, c, mem ? (size_t)(uintptr_t)*mem : 0, mem,
+                      reductions, istart, iend);
 }
 
 #define ORD_NEXT(name)                                                                 \
@@ -113,10 +110,10 @@ ORD_NEXT(GOMP_loop_ordered_runtime_next)
 /* ---- unsigned long long ---- */
 
 static bool start_ull(int sched, bool up, ull start, ull end, ull incr, ull chunk,
-                      size_t mem_size, void **mem, ull *istart, ull *iend)
+                      size_t mem_size, void **mem, uintptr_t *red, ull *istart, ull *iend)
 {
     struct gomp_ws *ws = gomp_ws_enter(sched, gomp_count_ull(up, start, end, incr), chunk,
-                                       start, incr, 1, mem_size, 0, NULL);
+                                       start, incr, 1, mem_size, 0, NULL, red);
     if (mem)
         *mem = ws->mem;
     if (!istart)
@@ -129,7 +126,7 @@ static bool start_ull(int sched, bool up, ull start, ull end, ull incr, ull chun
                           ull *iend)                                                    \
     {                                                                                   \
         int s = gomp_sched_resolve(kind, &chunk);                                       \
-        return start_ull(s, up, start, end, incr, chunk, 0, NULL, istart, iend);        \
+        return start_ull(s, up, start, end, incr, chunk, 0, NULL, NULL, istart, iend);  \
     }
 ORD_ULL_START(GOMP_loop_ull_ordered_static_start, GS_STATIC)
 ORD_ULL_START(GOMP_loop_ull_ordered_dynamic_start, GS_DYNAMIC)
@@ -140,19 +137,16 @@ GOMP_EXPORT bool GOMP_loop_ull_ordered_runtime_start(bool up, ull start, ull end
 {
     ull c = 0;
     int s = gomp_sched_resolve(0, &c);
-    return start_ull(s, up, start, end, incr, c, 0, NULL, istart, iend);
+    return start_ull(s, up, start, end, incr, c, 0, NULL, NULL, istart, iend);
 }
 
 GOMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long sched,
                                              ull chunk, ull *istart, ull *iend,
                                              uintptr_t *reductions, void **mem)
 {
-    if (reductions)
-        gomp_unsupported("GOMP_loop_ull_ordered_start", "task reductions on worksharing "
-                         "constructs (reduction(task, ...)) are not implemented");
     int s = gomp_sched_resolve(sched, &chunk);
     return start_ull(s, up, start, end, incr, chunk, mem ? (size_t)(uintptr_t)*mem : 0, mem,
-                     istart, iend);
+                     reductions, istart, iend);
 }
 
 #define ORD_ULL_NEXT(name)                                                             \

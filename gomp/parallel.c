@@ -80,6 +80,26 @@ out:
     return rc;
 }
 
+/* target.c's omp_pause_resource: the pool this layer started, stopped
+ * from its initial thread outside any region (the next region starts a
+ * fresh one); 0, or -1 where it cannot be paused now. */
+int gomp_pause_pool(void)
+{
+    int rc = 0;
+    pthread_mutex_lock(&start_lock);
+    struct lc_runtime *rt = lc_rt;
+    if (rt && started_here) {
+        if (lc_self != &rt->workers[0] || lc_self->cur != rt->root)
+            rc = -1;
+        else if (locus_finalize() == 0)
+            started_here = 0;
+        else
+            rc = -1;
+    }
+    pthread_mutex_unlock(&start_lock);
+    return rc;
+}
+
 __attribute__((destructor)) static void gomp_fini(void)
 {
     /* at exit, from the thread that started the pool outside any region:
@@ -107,6 +127,7 @@ static void member_enter(struct gomp_team *team, int id, struct gomp_level *lv,
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = team->level, .active_level = team->active_level,
         .nthreads_var = team->nthreads_var, .par_red = team->reductions, .lv = lv,
+        .def_allocator = team->def_allocator, .teams = team->teams,
     };
     gomp_task_id_set(task_id);
     if (team->preset) {                   /* a combined parallel loop */
@@ -135,6 +156,7 @@ struct gomp_region {
     struct gomp_team *team;       /* NULL: the region has one thread */
     struct lc_task *saved_task;
     int extra;                    /* nested team: extra threads reserved */
+    int cg;                       /* threads counted in the contention group's cg_extra */
     struct gomp_level lv;         /* the starting thread's level record */
     struct gomp_ws local;         /* loop storage when it has one thread */
 };
@@ -162,6 +184,8 @@ static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct g
     team->active_level = outside->active_level + 1;
     team->up = outside->lv;
     team->nthreads_var = level_nthreads_var(outside);
+    team->def_allocator = outside->def_allocator;   /* the members inherit these */
+    team->teams = outside->teams;
     lc_barrier_init(&team->barrier, (uint32_t)team->nthreads);
     pthread_mutex_init(&team->ws_lock, NULL);
     team->fn = fn;
@@ -193,6 +217,31 @@ static void team_reductions(struct gomp_team *team, uintptr_t *red)
     }
 }
 
+/* A teams or target region's contention group with a thread_limit:
+ * takes up to k of the threads it has left (k when it has no limit). */
+static int cg_take(const struct gomp_thread *outside, int k)
+{
+    _Atomic int *cg = outside->teams.cg_extra;
+    int limit = outside->teams.thread_limit;
+    if (!cg || limit <= 0)
+        return k;
+    int cur = atomic_load_explicit(cg, memory_order_relaxed);
+    for (;;) {
+        int take = k < limit - 1 - cur ? k : limit - 1 - cur;
+        if (take <= 0)
+            return 0;
+        if (atomic_compare_exchange_weak_explicit(cg, &cur, cur + take, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return take;
+    }
+}
+
+static void cg_give(const struct gomp_thread *outside, int k)
+{
+    if (k && outside->teams.cg_extra && outside->teams.thread_limit > 0)
+        atomic_fetch_sub_explicit(outside->teams.cg_extra, k, memory_order_relaxed);
+}
+
 /* A region nested in an active one, of n > 1 threads: a team of extra
  * threads (nest.c), or NULL (no thread left under the limit, none could
  * be made, or no memory).  *registered: red was registered (for the
@@ -202,6 +251,9 @@ static struct gomp_team *nested_begin(struct gomp_region *r, void (*fn)(void *),
                                       int *registered)
 {
     int k = gomp_nest_reserve(n - 1);
+    int in_cg = k ? cg_take(&r->saved, k) : 0;   /* and within a teams thread_limit */
+    gomp_nest_unreserve(k - in_cg);
+    k = in_cg;
     if (k == 0)
         return NULL;
     struct nest_thread *stack[16], **threads = k <= 16 ? stack : malloc((size_t)k * sizeof *threads);
@@ -213,12 +265,14 @@ static struct gomp_team *nested_begin(struct gomp_region *r, void (*fn)(void *),
         got = 0;
     }
     gomp_nest_unreserve(k - got);
+    cg_give(&r->saved, k - got);
     if (team) {
         team->nested = 1;
         team_reductions(team, red);
         *registered = red != NULL;
         gomp_nest_launch(team, threads);
         r->extra = got;
+        r->cg = got;
     }
     if (threads != stack)
         free(threads);
@@ -240,13 +294,17 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
 {
     struct gomp_thread *thr = &gomp_thr;
     int n = num_threads ? (int)num_threads : gomp_nthreads_var();
+    /* teams.c hook: a teams or target thread_limit caps the team */
+    if (n > gomp_thread_limit())
+        n = gomp_thread_limit();
     r->saved = *thr;
     r->team = NULL;
     r->extra = 0;
+    r->cg = 0;
 
     int rc = -ENOTSUP, registered = 0;
-    gomp_read_env();
-    if (thr->active_level == 0 && n != 1 && gomp_icv.max_active_levels > 0
+    int max_levels = gomp_cur_icv()->max_active_levels;
+    if (thr->active_level == 0 && n != 1 && max_levels > 0
         && !(lc_self && lc_rt && lc_self->cur != lc_rt->root)
         && (rc = gomp_ensure_runtime(n)) == 0) {
         struct lc_worker *w = gomp_worker();
@@ -256,17 +314,34 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
             rc = -ENOMEM;
         else {
             team_reductions(r->team, red);
+            if (thr->teams.cg_extra && thr->teams.thread_limit > 0) {
+                /* the pool's team counts in a teams region's group (its
+                 * size is within the limit: n was capped above), before
+                 * any member can start a nested region */
+                r->cg = r->team->nthreads - 1;
+                atomic_fetch_add_explicit(thr->teams.cg_extra, r->cg, memory_order_relaxed);
+            }
             if ((rc = lc_team_start(member_main, r->team, &r->saved_task)) < 0) {
                 /* the arrays stay registered, for the one thread below */
                 registered = red != NULL;
                 team_free(r->team);
                 r->team = NULL;
+                cg_give(&r->saved, r->cg);
+                r->cg = 0;
             }
         }
     } else if (thr->active_level > 0 && n > 1
-               && (int)thr->active_level < gomp_icv.max_active_levels) {
+               && (int)thr->active_level < max_levels) {
         r->team = nested_begin(r, fn, data, n, preset, red, &registered);
     }
+    /* an outermost region on a thread that is not a Locus worker (a
+     * target region's host fallback on an extra thread of a nested team,
+     * which is a new initial task there, or a thread the program made)
+     * gets a team of extra threads, as libgomp gives any initial thread a
+     * team of its own */
+    if (!r->team && rc == -ENOTSUP && !lc_self && thr->active_level == 0 && n > 1
+        && max_levels > 0)
+        r->team = nested_begin(r, fn, data, n, preset, red, &registered);
     if (r->team) {
         member_enter(r->team, 0, &r->lv, r);
         return;
@@ -277,7 +352,8 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     gomp_thr = (struct gomp_thread){
         .team = NULL, .id = 0, .level = r->saved.level + 1,
         .active_level = r->saved.active_level, .nthreads_var = level_nthreads_var(&r->saved),
-        .serial_ws = &r->local, .lv = &r->lv,
+        .serial_ws = &r->local, .lv = &r->lv, .def_allocator = r->saved.def_allocator,
+        .teams = r->saved.teams,
     };
     if (red) {
         if (!registered)
@@ -299,11 +375,13 @@ static void region_end(struct gomp_region *r)
         gomp_thr = r->saved;
         gomp_nest_join(r->team);
         gomp_nest_unreserve(r->extra);
+        cg_give(&r->saved, r->cg);
         team_free(r->team);
     } else if (r->team) {
         lc_barrier_wait(lc_self, &r->team->barrier);
         gomp_thr = r->saved;
         lc_team_join(r->saved_task);
+        cg_give(&r->saved, r->cg);
         team_free(r->team);
     } else {
         gomp_detach_wait_parked();   /* detach.c: tasks of a region of one thread */

@@ -237,6 +237,7 @@ void gomp_ws_reductions_begin(uintptr_t *data, const uintptr_t *orig)
 {
     struct gomp_thread *thr = &gomp_thr;
     GOMP_taskgroup_start();
+    gomp_taskgroup_workshare();
     if (!orig || !thr->team) {
         GOMP_taskgroup_reduction_register(data);
         return;

@@ -394,6 +394,7 @@ GOMP_EXPORT void GOMP_taskgroup_start(void)
         return;
     }
     g->reductions = gomp_reductions();   /* a group inherits the enclosing ones */
+    g->workshare = 0;
     lc_taskgroup_begin(w, &g->g);
 }
 

@@ -141,7 +141,9 @@ struct lc_runtime {
     void (*job_fn)(void *);
     void *job_arg;
     struct lc_task **job_implicit;                   /* per worker, allocated by the poster */
-    _Alignas(LC_CACHELINE) _Atomic int job_running;  /* workers still inside the job */
+    _Alignas(LC_CACHELINE) _Atomic uint32_t job_running; /* workers still inside the job
+                                                          * (futex word of the join) */
+    _Atomic int join_sleeping;                       /* the poster sleeps on job_running */
 };
 
 /* Calls a task body on w, timing one body in LC_GRAIN_EVERY for the

@@ -22,8 +22,21 @@
  * must look there before it sleeps); its later idle periods poll only that
  * floor, and each idle period that ends in work doubles its limit again,
  * up to 20000 polls.  A worker on a CPU of its own is never descheduled
- * that long and keeps the full 20000.  An explicit LOCUS_SPIN is obeyed as
- * it is.  Everything here is the worker's own: nothing shared is written,
+ * that long and keeps the full 20000.
+ *
+ * With more workers than CPUs (rt->oversubscribed) LC_SPIN_FLOOR polls are
+ * the limit from the start and stay so, as libgomp throttles its spinning
+ * when it has more threads than CPUs, and the polls do not yield; the
+ * worker's last look before it sleeps then counts as LOCUS_STEAL_SPIN
+ * polls (wait.c), so it still looks at the other nodes first.  Polls used to
+ * be a sched_yield() each there: the clock never showed the gap above (a
+ * yield returns soon while the other pollers are runnable too), so 16
+ * workers on 2 CPUs went through all 20000 polls, and under CFS each yield
+ * could hand a whole time slice to another process while the worker with
+ * work waited.
+ * Sleeping leaves the CPUs to whoever has work; a push or a barrier's
+ * last arrival wakes the sleepers, and a woken thread preempts a CPU-bound
+ * one.  An explicit LOCUS_SPIN is obeyed as it is, oversubscribed or not.  Everything here is the worker's own: nothing shared is written,
  * and the clock is read only while the worker has nothing to do.
  */
 #ifndef LC_SPIN_H
@@ -50,9 +63,17 @@ static inline unsigned lc_spin_floor(const struct lc_options *o)
     return f < o->spin ? (unsigned)f : o->spin;
 }
 
+/* The most polls an idle period may have: LOCUS_SPIN, or LC_SPIN_FLOOR
+ * when oversubscribed and LOCUS_SPIN is unset. */
+static inline unsigned lc_spin_max(const struct lc_runtime *rt)
+{
+    if (rt->oversubscribed && rt->opt.spin_adapt)
+        return LC_SPIN_FLOOR < rt->opt.spin ? LC_SPIN_FLOOR : rt->opt.spin;
+    return rt->opt.spin;
+}
 static inline void lc_spin_init(struct lc_worker *w)
 {
-    w->spin.limit = w->rt->opt.spin;
+    w->spin.limit = lc_spin_max(w->rt);
     w->spin.last_ns = 0;
 }
 
@@ -77,6 +98,8 @@ static inline int lc_spin_give_up(struct lc_worker *w, unsigned spins)
         return 0;
     /* the CPU is shared: poll no more than the floor from now on */
     unsigned floor = lc_spin_floor(&w->rt->opt);
+    if (floor > w->spin.limit)
+        floor = w->spin.limit;   /* oversubscribed: already below it */
     w->spin.limit = floor;
     return spins >= floor;
 }
@@ -84,9 +107,9 @@ static inline int lc_spin_give_up(struct lc_worker *w, unsigned spins)
 /* An idle period of spins failed polls ended in work. */
 static inline void lc_spin_found(struct lc_worker *w, unsigned spins)
 {
-    const struct lc_options *o = &w->rt->opt;
-    if (spins && w->spin.limit < o->spin)
-        w->spin.limit = 2 * (uint64_t)w->spin.limit < o->spin ? 2 * w->spin.limit : o->spin;
+    unsigned max = lc_spin_max(w->rt);
+    if (spins && w->spin.limit < max)
+        w->spin.limit = 2 * (uint64_t)w->spin.limit < max ? 2 * w->spin.limit : max;
 }
 
 #endif /* LC_SPIN_H */

@@ -17,6 +17,7 @@
 #include "depmap.h"
 #include "futex.h"
 #include "runtime.h"
+#include "spin.h"
 #include "taskpool.h"
 #include "team.h"
 
@@ -50,26 +51,26 @@ void lc_implicit_end(struct lc_worker *w, struct lc_task *saved)
     lc_task_release(&w->pool, w->npool, t);
 }
 
-/* Pause between two polls of a word another thread will change. */
-static inline void poll_pause(const struct lc_runtime *rt)
+/* Polls of a word another thread will change before sleeping on it.
+ * Oversubscribed (and LOCUS_SPIN unset), few: the thread that will change
+ * it needs a CPU to get there (spin.h says why polls do not yield). */
+static unsigned team_spins(const struct lc_runtime *rt)
 {
-    if (rt->oversubscribed)
-        sched_yield();
-    else
-        cpu_relax();
+    return rt->oversubscribed && rt->opt.spin_adapt ? LC_SPIN_FLOOR : rt->opt.spin;
 }
 
 void lc_team_loop(struct lc_worker *w)
 {
     struct lc_runtime *rt = w->rt;
     uint32_t seen = 0;   /* the epoch before any job: a job posted early is not missed */
+    unsigned max_spins = team_spins(rt);
 
     for (;;) {
         uint32_t e;
         unsigned spins = 0;
         while ((e = atomic_load_explicit(&rt->job_epoch, memory_order_acquire)) == seen) {
-            if (++spins < rt->opt.spin) {
-                poll_pause(rt);
+            if (++spins < max_spins) {
+                cpu_relax();
                 continue;
             }
             /* announce, look again, sleep: the poster bumps the epoch, then
@@ -89,7 +90,11 @@ void lc_team_loop(struct lc_worker *w)
         w->cur = rt->job_implicit[w->id];
         rt->job_fn(rt->job_arg);
         lc_implicit_end(w, saved);
-        atomic_fetch_sub_explicit(&rt->job_running, 1, memory_order_release);
+        /* the last one out wakes a sleeping poster: the decrement and the
+         * poster's announcement are both seq_cst (as in post()) */
+        if (atomic_fetch_sub_explicit(&rt->job_running, 1, memory_order_seq_cst) == 1
+            && atomic_load_explicit(&rt->join_sleeping, memory_order_seq_cst))
+            futex_wake(&rt->job_running, 1);
     }
 }
 
@@ -132,7 +137,7 @@ int lc_team_start(void (*fn)(void *), void *arg, struct lc_task **saved)
     }
     rt->job_fn = fn;
     rt->job_arg = arg;
-    atomic_store_explicit(&rt->job_running, n - 1, memory_order_relaxed);
+    atomic_store_explicit(&rt->job_running, (uint32_t)(n - 1), memory_order_relaxed);
     post(rt);   /* seq_cst: publishes the job before the epoch members wait on */
     return 0;
 }
@@ -142,9 +147,20 @@ void lc_team_join(struct lc_task *saved)
     struct lc_worker *w = lc_self;
     struct lc_runtime *rt = w->rt;
     lc_implicit_end(w, saved);
-    /* members only leave after fn, whose last act is the team's barrier */
-    while (atomic_load_explicit(&rt->job_running, memory_order_acquire) > 0)
-        poll_pause(rt);
+    /* members only leave after fn, whose last act is the team's barrier:
+     * poll a while, then sleep until the last one wakes this thread */
+    unsigned spins = 0, max_spins = team_spins(rt);
+    while (atomic_load_explicit(&rt->job_running, memory_order_acquire) > 0) {
+        if (++spins < max_spins) {
+            cpu_relax();
+            continue;
+        }
+        atomic_store_explicit(&rt->join_sleeping, 1, memory_order_seq_cst);
+        uint32_t left;
+        while ((left = atomic_load_explicit(&rt->job_running, memory_order_seq_cst)) > 0)
+            futex_wait(&rt->job_running, left);
+        atomic_store_explicit(&rt->join_sleeping, 0, memory_order_relaxed);
+    }
 }
 
 int lc_team_run(void (*fn)(void *), void *arg)
@@ -186,6 +202,7 @@ void lc_taskgroup_begin(struct lc_worker *w, struct lc_taskgroup *g)
     atomic_store_explicit(&g->pending, 1, memory_order_relaxed);
     atomic_store_explicit(&g->done, 0, memory_order_relaxed);
     atomic_store_explicit(&g->cancelled, 0, memory_order_relaxed);
+    g->follows_outer = 0;
     lc_task_groups_init(w->cur);
     g->outer = w->cur->tg_open;
     w->cur->tg_open = g;

@@ -60,6 +60,8 @@ struct lc_taskgroup {
     _Atomic int64_t pending;         /* member tasks not complete */
     _Atomic uint32_t done;           /* 1 once pending reached 0 after end began */
     _Atomic uint32_t cancelled;      /* lc_taskgroup_cancel() was called */
+    uint32_t follows_outer;          /* also cancelled when outer is (set after begin:
+                                        OpenMP's worksharing-construct groups) */
     struct lc_taskgroup *outer;
 };
 void lc_taskgroup_begin(struct lc_worker *w, struct lc_taskgroup *g);
@@ -78,11 +80,19 @@ extern _Atomic int lc_groups_cancelled;
 extern void (*lc_discard_hook)(locus_task_fn fn, void *arg);
 void lc_taskgroup_cancel(struct lc_taskgroup *g);
 
+/* g is cancelled, itself or, following it, its outer group. */
+static inline int lc_taskgroup_cancelled(const struct lc_taskgroup *g)
+{
+    return atomic_load_explicit(&g->cancelled, memory_order_acquire)
+           || (g->follows_outer && g->outer
+               && atomic_load_explicit(&g->outer->cancelled, memory_order_acquire));
+}
+
 /* Runs t's body on w, or discards it when its group is cancelled. */
 static inline void lc_run_task(struct lc_worker *w, struct lc_task *t)
 {
     if (__builtin_expect(atomic_load_explicit(&lc_groups_cancelled, memory_order_relaxed), 0)
-        && t->tg && atomic_load_explicit(&t->tg->cancelled, memory_order_acquire)) {
+        && t->tg && lc_taskgroup_cancelled(t->tg)) {
         if (lc_discard_hook)
             lc_discard_hook(t->fn, t->arg);
         return;

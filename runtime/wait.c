@@ -132,15 +132,17 @@ void lc_wake_slow(struct lc_worker *w, int target)
  * failed polls: a thief polling a busy worker's queue at full speed would
  * steal the cache lines of that queue from its owner on every push, and a
  * thief that comes back a little later finds more work queued, so each
- * steal pays for more tasks.  On oversubscribed runs give the CPU to a
- * thread with work. */
+ * steal pays for more tasks.  Oversubscribed runs poll without the growing
+ * pause and fewer times (spin.h), then sleep: there a polling worker may
+ * hold the CPU that the worker with work waits for, so its polls are kept
+ * short.  (A sched_yield() per poll, as before, gave the CPU to whoever
+ * else was runnable, another poller or another process, a whole time
+ * slice at a time under CFS: spin.h.) */
 #define LC_BACKOFF_MAX 16   /* pauses; one pause is 10-140 cycles, 40 ns in a KVM guest */
 static inline void idle_poll(struct lc_runtime *rt, unsigned spins)
 {
     if (rt->oversubscribed) {
-        /* more workers than CPUs: the worker with the work may be waiting
-         * for this CPU, so give it up at every poll */
-        sched_yield();
+        cpu_relax();
         return;
     }
     unsigned n = spins < LC_BACKOFF_MAX ? spins : LC_BACKOFF_MAX;
@@ -245,6 +247,10 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
          * come to wake it */
         if (w->idle_polls < LC_LONE_STEAL_POLLS)
             w->idle_polls = LC_LONE_STEAL_POLLS;
+        /* oversubscribed, the polls before sleeping are fewer than NAFT's
+         * LOCUS_STEAL_SPIN (spin.h): the last look is at the other nodes too */
+        if (rt->oversubscribed && rt->opt.spin_adapt && w->idle_polls < rt->opt.steal_spin)
+            w->idle_polls = rt->opt.steal_spin;
         x = NULL;
         if (!wait_over(rt, u) && !(x = sched->pop(w))
             && !atomic_load_explicit(&lc_ext_head, memory_order_seq_cst)

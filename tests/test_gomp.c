@@ -273,6 +273,15 @@ static void test_cancellation(void **state)
     assert_string_equal(r.out, "cancellation off\n");
 }
 
+/* target, teams and allocators on the host (tests/gomp/omp_target.c says
+ * what each line shows): as libgomp in every configuration. */
+static void test_target_teams_allocators(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_target");
+}
+
 /* Semantics once silently wrong (tests/gomp/omp_icv.c says which): as
  * libgomp in every configuration, and LOCUS_THREADS does not override the
  * num_threads clause or omp_set_num_threads(). */
@@ -392,6 +401,22 @@ static void test_bad_settings(void **state)
     expect_ok(&r, "bad OMP_NUM_THREADS and OMP_SCHEDULE");
     assert_non_null(strstr(r.err, "ignoring OMP_NUM_THREADS='lots'"));
     assert_non_null(strstr(r.err, "ignoring OMP_SCHEDULE='sometimes'"));
+    /* the same for the variables of target, teams and allocators, and the
+     * program's results are unchanged */
+    const char *bad_target[] = { "OMP_ALLOCATOR=omp_huge_mem_alloc", "OMP_NUM_TEAMS=-3",
+                                 "OMP_TEAMS_THREAD_LIMIT=some", "OMP_DEFAULT_DEVICE=gpu",
+                                 "OMP_TARGET_OFFLOAD=sometimes", "OMP_PLACES={0,nowhere}",
+                                 NULL };
+    run(&r, "omp_target", 1, bad_target);
+    expect_ok(&r, "bad OMP_ALLOCATOR, OMP_NUM_TEAMS, ...");
+    assert_non_null(strstr(r.err, "ignoring OMP_ALLOCATOR='omp_huge_mem_alloc'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_NUM_TEAMS='-3'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_TEAMS_THREAD_LIMIT='some'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_DEFAULT_DEVICE='gpu'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_TARGET_OFFLOAD='sometimes'"));
+    assert_non_null(strstr(r.err, "ignoring OMP_PLACES='{0,nowhere}'"));
+    assert_non_null(strstr(r.out, "teams: 4 teams, thread limit 2, shares 25 25 25 25"));
+    assert_non_null(strstr(r.out, "allocate clause: misaligned copies 0"));
     /* a configuration Locus refuses: said once, and the program still
      * computes its answers (on one thread) */
     const char *refused[] = { "LOCUS_REGIME=naft", "LOCUS_PAGES=interleave", NULL };
@@ -542,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_ordered_and_doacross),
         cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_icv_and_friends),
+        cmocka_unit_test(test_target_teams_allocators),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
         cmocka_unit_test(test_inoutset),

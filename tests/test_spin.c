@@ -5,7 +5,9 @@
  * polls only its floor (LOCUS_STEAL_SPIN + LC_SPIN_FLOOR, never less, so
  * that NAFT's look at other nodes still happens) and sleeps; each idle
  * period that ends in work doubles the limit back up to LOCUS_SPIN; an
- * explicit LOCUS_SPIN is obeyed as it is.  spin.h reads a clock of this
+ * explicit LOCUS_SPIN is obeyed as it is.  With more workers than CPUs
+ * (oversubscribed) the limit is LC_SPIN_FLOOR from the start and work found
+ * never raises it above that (unless LOCUS_SPIN is given).  spin.h reads a clock of this
  * test's own (fake_ns), which moves only when a test moves it, so nothing
  * here depends on how fast this machine is or how the test thread is
  * scheduled (with the real clock, a test descheduled for a millisecond
@@ -25,16 +27,22 @@ static uint64_t fake_ns = 1000000000u;
 static struct lc_runtime rt;
 static struct lc_worker w;
 
-static void setup_worker(unsigned spin, unsigned steal_spin, int adapt)
+static void setup_worker_over(unsigned spin, unsigned steal_spin, int adapt, int over)
 {
     memset(&rt, 0, sizeof rt);
     memset(&w, 0, sizeof w);
+    rt.oversubscribed = over;
     rt.opt.spin = spin;
     rt.opt.steal_spin = steal_spin;
     rt.opt.spin_adapt = adapt;
     w.rt = &rt;
     lc_spin_init(&w);
     lc_spin_begin(&w);
+}
+
+static void setup_worker(unsigned spin, unsigned steal_spin, int adapt)
+{
+    setup_worker_over(spin, steal_spin, adapt, 0);
 }
 
 /* Polls from spins+1 on until lc_spin_give_up says stop; returns that poll. */
@@ -112,6 +120,31 @@ static void test_explicit_spin_obeyed(void **state)
     assert_true(lc_spin_give_up(&w, 1));
 }
 
+static void test_oversubscribed_polls_little(void **state)
+{
+    (void)state;
+    setup_worker_over(20000, 200, 1, 1);
+    assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
+    /* no gap seen on the clock: still only LC_SPIN_FLOOR polls */
+    assert_int_equal(poll_until_give_up(0), LC_SPIN_FLOOR);
+    /* a gap does not raise it to the (larger) NAFT floor either */
+    setup_worker_over(20000, 200, 1, 1);
+    fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
+    assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
+    /* work found does not double it past LC_SPIN_FLOOR */
+    for (int i = 0; i < 5; i++)
+        lc_spin_found(&w, 5);
+    assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
+    /* an explicit LOCUS_SPIN is obeyed oversubscribed too */
+    setup_worker_over(5000, 200, 0, 1);
+    assert_int_equal(w.spin.limit, 5000);
+    assert_int_equal(poll_until_give_up(0), 5000);
+    /* the spin option caps it (the same rule as lc_spin_floor's) */
+    setup_worker_over(10, 200, 1, 1);
+    assert_int_equal(w.spin.limit, 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_descheduled_polls_only_the_floor),
         cmocka_unit_test(test_work_found_doubles_back),
         cmocka_unit_test(test_explicit_spin_obeyed),
+        cmocka_unit_test(test_oversubscribed_polls_little),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
