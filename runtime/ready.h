@@ -81,7 +81,9 @@ enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, unsigned prio,
             return LC_ACT_RUN_INLINE;
         if (!lc_grain_run_here(w))
             return LC_ACT_QUEUE;
-        return sched->stock_low && sched->stock_low(w) ? LC_ACT_QUEUE : LC_ACT_RUN_INLINE;
+        return sched->stock_low && lc_grain_shareable(&w->rt->grain, atomic_load_explicit(
+                                       &w->grain.est, memory_order_relaxed))
+               && sched->stock_low(w) ? LC_ACT_QUEUE : LC_ACT_RUN_INLINE;
     case LC_READY_SPAWNED:
         if (node >= 0 && node != w->node)
             return LC_ACT_QUEUE;

@@ -346,8 +346,9 @@ static void test_serialised_after_oom(void **state)
  * is held inside a task meanwhile, so nobody takes the stock and exactly
  * LC_STOCK_PER_WORKER of the probes are queued, unless the spawner's clock
  * check saw long gaps (a preempted test thread: grain.h's cooldown queues
- * the next ones too), which the test sees and then asks less.  Every probe
- * keeps its argument copy on both paths.
+ * the next ones too), which the test sees and then asks less.  With
+ * bodies far shorter than a hand-over, no stock: every probe runs at its
+ * spawn.  Every probe keeps its argument copy on both paths.
  */
 static atomic_int g_hold, g_held;
 static void holder(void *arg)
@@ -372,7 +373,9 @@ static void test_stock_for_idle_workers(void **state)
         while (!atomic_load(&g_held))
             ;
         struct lc_worker *w = lc_self;
-        atomic_store(&w->grain.est, 1);   /* bodies here are short */
+        /* bodies here are short, but not so short that a thief could not
+         * gain by taking some (grain.h, lc_grain_shareable) */
+        atomic_store(&w->grain.est, w->rt->grain.limit / 2);
         w->grain.skip = 0;
         w->grain.gaps = 0;
         w->grain.stale = 0;
@@ -389,6 +392,23 @@ static void test_stock_for_idle_workers(void **state)
             assert_true(queued >= LC_STOCK_PER_WORKER);
         else
             assert_int_equal(queued, LC_STOCK_PER_WORKER);
+        check_probes(0, N, 0, -1, 0);
+
+        /* bodies far shorter than a hand-over: no stock, every probe runs
+         * at its spawn (unless the clock check cooled down, as above) */
+        atomic_store(&w->grain.est, 1);
+        w->grain.skip = 0;
+        w->grain.gaps = 0;
+        w->grain.last = 0;
+        queued = 0;
+        for (int id = 0; id < N; id++) {
+            probe(id, id & 1, 0, -1);
+            queued += !atomic_load(&seen[id].ran);
+        }
+        cooled = w->grain.skip > 0;
+        assert_int_equal(locus_taskwait(), 0);
+        if (!cooled)
+            assert_int_equal(queued, 0);
         check_probes(0, N, 0, -1, 0);
         stop();
     }
