@@ -14,7 +14,8 @@
 # configure.ac re-runs configure with the arguments it was last given.
 #
 # Sources are found by wildcard; adding a file never needs an edit here:
-#   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c -> $(BUILD)/liblocus.a,
+#   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c trace/*.c
+#                             -> $(BUILD)/liblocus.a,
 #                                                   $(BUILD)/liblocus.so.0
 #   gomp/*.c + the above      -> $(BUILD)/liblocus-gomp.so (soname libgomp.so.1,
 #                                libgomp's symbol versions; $(BUILD)/gomp/
@@ -32,7 +33,8 @@
 #   tests/mpi/*.c             -> $(BUILD)/tests/mpi/*   (run by tests/mpi/run under
 #                                mpirun, as one entry of the test suite)
 #   benchmarks/*-mpi/NAME.c   -> $(BUILD)/bench/NAME    (distributed benchmarks)
-#   man/*.3 man/*.7           -> installed in man3/ man7/
+#   man/*.1 man/*.3 man/*.7   -> installed in man1/ man3/ man7/
+#   tools/locus-trace         -> installed in bindir (a Python script)
 #
 # One set of rules, parametrised by BUILD (output directory) and SAN
 # (none|asan|tsan, which picks SANFLAGS and the sanitizer options):
@@ -61,8 +63,8 @@
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
 #                  sweep of the five benchmarks x three regimes, here and on
 #                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
-#   install        lib, header, man pages, locus.pc, tools (with MPI also
-#                  liblocus-mpi and locus_mpi.h), and lib/locus/ with
+#   install        lib, header, man pages, locus.pc, tools (and locus-trace; with
+#                  MPI also liblocus-mpi and locus_mpi.h), and lib/locus/ with
 #                  liblocus-gomp.so and its libgomp.so.1 link (DESTDIR, prefix):
 #                  a directory of its own, which ldconfig does not scan, so that
 #                  the soname libgomp.so.1 never shadows the system's libgomp
@@ -120,22 +122,24 @@ BASE_CFLAGS = -std=gnu11 -Wall -Wextra -fvisibility=hidden $(PTHREAD_CFLAGS)
 # The internal directories are searched for "..." includes only (-iquote
 # where the conventions say -I): with -Isched, a sched/sched.h would hide the
 # system <sched.h> that pthread.h and hwloc.h include.
-INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -iquote gomp -Ibuild
-ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS)
+INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -iquote gomp -iquote trace -Ibuild
+ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(OTF2_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS)
 DEPFLAGS = -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS)
 MPI_ALL_CFLAGS = $(ALL_CFLAGS) -iquote mpi $(MPI_CFLAGS)
-LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(JEMALLOC_LIBS) $(PAPI_LIBS) $(LIKWID_LIBS) \
+LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(JEMALLOC_LIBS) $(PAPI_LIBS) $(LIKWID_LIBS) $(OTF2_LIBS) \
 	$(PTHREAD_LIBS) -lm $(LIBS)
 TEST_LIBS = $(LIB_LIBS) $(CMOCKA_LIBS)
 BENCH_LIBS = $(LIB_LIBS) $(BLAS_LIBS)
 SONAME = liblocus.so.0
 
 # ---------------------------------------------------------------- sources
-LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c)
+LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c trace/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)
+# installed scripts (tools/locus-trace: Python, reads LOCUS_TRACE's OTF2)
+TOOL_SCRIPTS := tools/locus-trace
 BENCH_MPI_SRCS := $(wildcard benchmarks/*-mpi/*.c)
 BENCH_SRCS := $(filter-out $(BENCH_MPI_SRCS),$(wildcard benchmarks/*/*.c))
 MPI_SRCS := $(wildcard mpi/*.c)
@@ -144,6 +148,7 @@ BENCH_OMP_SRCS := $(filter %_omp.c,$(BENCH_SRCS))
 BENCH_LOCUS_SRCS := $(filter-out %_omp.c,$(BENCH_SRCS))
 GOMP_SRCS := $(wildcard gomp/*.c)
 GOMP_TEST_SRCS := $(wildcard tests/gomp/*.c)
+MAN1 := $(wildcard man/*.1)
 MAN3 := $(wildcard man/*.3)
 MAN7 := $(wildcard man/*.7)
 
@@ -462,6 +467,10 @@ endif
 	    -e 's|^includedir=.*|includedir=$(includedir)|' \
 	    locus.pc >'$(DESTDIR)$(libdir)/pkgconfig/locus.pc'
 	chmod 644 '$(DESTDIR)$(libdir)/pkgconfig/locus.pc'
+ifneq ($(MAN1),)
+	$(INSTALL) -d '$(DESTDIR)$(mandir)/man1'
+	$(INSTALL_DATA) $(MAN1) '$(DESTDIR)$(mandir)/man1/'
+endif
 ifneq ($(MAN3),)
 	$(INSTALL) -d '$(DESTDIR)$(mandir)/man3'
 	$(INSTALL_DATA) $(MAN3) '$(DESTDIR)$(mandir)/man3/'
@@ -470,10 +479,8 @@ ifneq ($(MAN7),)
 	$(INSTALL) -d '$(DESTDIR)$(mandir)/man7'
 	$(INSTALL_DATA) $(MAN7) '$(DESTDIR)$(mandir)/man7/'
 endif
-ifneq ($(TOOLS),)
 	$(INSTALL) -d '$(DESTDIR)$(bindir)'
-	$(INSTALL_PROGRAM) $(TOOLS) '$(DESTDIR)$(bindir)/'
-endif
+	$(INSTALL_PROGRAM) $(TOOLS) $(TOOL_SCRIPTS) '$(DESTDIR)$(bindir)/'
 
 uninstall:
 	rm -f '$(DESTDIR)$(libdir)/liblocus.a' '$(DESTDIR)$(libdir)/$(SONAME)' \
@@ -486,7 +493,8 @@ uninstall:
 	-rmdir '$(DESTDIR)$(libdir)/locus' 2>/dev/null
 	@for f in $(notdir $(MAN3)); do rm -f "$(DESTDIR)$(mandir)/man3/$$f"; done
 	@for f in $(notdir $(MAN7)); do rm -f "$(DESTDIR)$(mandir)/man7/$$f"; done
-	@for f in $(notdir $(TOOLS)); do rm -f "$(DESTDIR)$(bindir)/$$f"; done
+	@for f in $(notdir $(MAN1)); do rm -f "$(DESTDIR)$(mandir)/man1/$$f"; done
+	@for f in $(notdir $(TOOLS) $(TOOL_SCRIPTS)); do rm -f "$(DESTDIR)$(bindir)/$$f"; done
 
 # ---------------------------------------------------------------- clean
 clean:

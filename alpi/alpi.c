@@ -270,7 +270,8 @@ int alpi_task_spawn(void (*body)(void *), void *body_args,
                     void (*completion_callback)(void *), void *completion_args,
                     const char *label, const struct alpi_attr *attr)
 {
-    (void)label;   /* Locus has no task names */
+    (void)label;   /* not kept: a trace names the body by its function (a LOCUS_TRACE
+                      label must outlive the run, an ALPI one need not) */
     if (!lc_rt)
         return ALPI_ERR_NOT_INITIALIZED;
     if (!body || (attr && attr->magic != ATTR_MAGIC))

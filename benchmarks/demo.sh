@@ -5,7 +5,9 @@
 # modelled by Locus; its 16 workers share the real cores, so its times say
 # little but its byte counts say what NAFT saves), then the figures and the
 # Table 3 analogue (benchmarks/plot), then the per-task overhead comparison
-# (benchmarks/overhead/compare.sh --quick) and the same OpenMP binaries on
+# (benchmarks/overhead/compare.sh --quick), one OTF2 trace of cholesky per
+# regime on bullion-s16 with its timelines (build/demo/traces/, the PNGs in
+# build/demo/plots/), and the same OpenMP binaries on
 # libgomp and on Locus (benchmarks/gomp-compare.sh --quick).  A few minutes
 # on 2 cores.
 #
@@ -64,6 +66,47 @@ else
         fail "no results to plot"
     fi
 fi
+
+# One trace per regime of cholesky on bullion-s16 (LOCUS_TRACE, locus(7))
+# and its timelines beside the figures: where each regime ran what, and
+# (--color far) how far from its data.
+trace_demo() {
+    local b=$bin/cholesky tdir=$dir/traces plots=$dir/plots
+    if [ ! -x "$b" ]; then
+        echo "demo: warning: $b is not built: no traces" >&2
+        return 0
+    fi
+    if ! /usr/bin/python3 -c 'import otf2, matplotlib' 2>/dev/null; then
+        echo "demo: warning: python3-otf2 or python3-matplotlib missing: no timelines" >&2
+        return 0
+    fi
+    mkdir -p "$tdir" "$plots"
+    for regime in dft di naft; do
+        rm -rf "$tdir/cholesky-$regime"
+        local out
+        if ! out=$(LOCUS_TOPOLOGY=bullion-s16 LOCUS_THREADS=16 LOCUS_REGIME=$regime \
+                   LOCUS_TRACE=$tdir/cholesky-$regime "$b" --size small 2>&1); then
+            if grep -q 'built without OTF2' <<<"$out"; then
+                echo "demo: warning: Locus was built without OTF2: no traces" >&2
+                return 0
+            fi
+            echo "$out" >&2
+            fail "the traced cholesky run ($regime) failed"
+            continue
+        fi
+        tools/locus-trace timeline "$tdir/cholesky-$regime" \
+            --title "cholesky small, bullion-s16, 16 workers, $regime (colour: kernel)" \
+            -o "$plots/timeline-cholesky-$regime.png" || fail "locus-trace timeline ($regime) failed"
+        tools/locus-trace timeline "$tdir/cholesky-$regime" --color far \
+            --title "cholesky small, bullion-s16, 16 workers, $regime (colour: far bytes)" \
+            -o "$plots/timeline-cholesky-$regime-far.png" || fail "locus-trace timeline --color far ($regime) failed"
+    done
+    tools/locus-trace compare "$tdir/cholesky-dft" "$tdir/cholesky-naft" \
+        -o "$plots/timeline-cholesky-dft-vs-naft.png" >"$plots/trace-compare-cholesky.txt" &&
+        cat "$plots/trace-compare-cholesky.txt" || fail "locus-trace compare failed"
+}
+echo "=== traces of cholesky on bullion-s16, one per regime ($dir/traces), timelines in $dir/plots"
+trace_demo
 
 if [ -f benchmarks/overhead/compare.sh ]; then
     echo "=== benchmarks/overhead/compare.sh --quick"

@@ -160,6 +160,9 @@ static void run_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
     gomp_thr.task_cur = saved_cur;
 }
 
+static int spawn_prio(void (*fn)(void *), const void *data, size_t size,
+                      const locus_dep_t *deps, size_t ndeps, int prio, void (*body)(void *));
+
 /* An undeferred task (if(0), or a taskwait with depend): spawned with its
  * dependencies, and the encountering thread runs tasks until its body has
  * run.  Its data stays in the encountering frame, which outlives it. */
@@ -196,7 +199,7 @@ static void spawn_undeferred(struct lc_worker *w, void (*fn)(void *), void *data
                              const locus_dep_t *deps, size_t ndeps)
 {
     struct undeferred u = { fn, data, final, gomp_thr.nthreads_var, 0 };
-    if (locus_spawn(run_undeferred, &u, 0, deps, ndeps) != 0) {
+    if (spawn_prio(run_undeferred, &u, 0, deps, ndeps, 0, fn) != 0) {
         /* out of memory: every earlier sibling complete is a safe order */
         wait_all_children(w);
         run_undeferred(&u);
@@ -222,15 +225,16 @@ static inline int task_priority(unsigned flags, int priority)
     return priority < max ? priority : max;
 }
 
-/* locus_spawn, with priority prio when above 0. */
+/* locus_spawn, with priority prio when above 0; body is the program's
+ * function, which a trace (LOCUS_TRACE, LOCUS_DAG) names the task by when
+ * fn is a wrapper of this file (run_boxed, run_undeferred).  Priorities
+ * are clamped to LOCUS_PRIORITY_MAX already (task_priority). */
 static int spawn_prio(void (*fn)(void *), const void *data, size_t size,
-                      const locus_dep_t *deps, size_t ndeps, int prio)
+                      const locus_dep_t *deps, size_t ndeps, int prio, void (*body)(void *))
 {
-    if (!prio)
+    if (!prio && fn == body)
         return locus_spawn(fn, data, size, deps, ndeps);
-    locus_task_attr_t a = LOCUS_TASK_ATTR_INIT;
-    a.priority = prio;
-    return locus_spawn_attr(fn, data, size, deps, ndeps, &a);
+    return lc_spawn_hinted(fn, data, size, deps, ndeps, -1, prio, NULL, body);
 }
 
 /* Every case but the common one (GOMP_task below); prio as task_priority's. */
@@ -289,14 +293,14 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
     } else if (!ev && !cpyfn && !final && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64))) {
         /* the common case: the runtime copies the block (inline up to
          * LC_INLINE_ARG bytes, 64-byte aligned; else 16-byte aligned) */
-        if (spawn_prio(fn, data, (size_t)arg_size, deps, ndeps, prio) != 0) {
+        if (spawn_prio(fn, data, (size_t)arg_size, deps, ndeps, prio, fn) != 0) {
             wait_all_children(w);
             run_included(fn, data, NULL, arg_size, arg_align, 0);
         }
     } else {
         struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var, ev };
         if (!(b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))
-            || spawn_prio(run_boxed, &b, sizeof b, deps, ndeps, prio) != 0) {
+            || spawn_prio(run_boxed, &b, sizeof b, deps, ndeps, prio, fn) != 0) {
             free(b.block);
             wait_all_children(w);
             if (ev)
@@ -458,7 +462,7 @@ static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
             set_bounds(b.data, is_ull, lo, hi);
             if (!(gomp_task_worker() && !gomp_thr.in_final && (flags & TF_IF))
                 || spawn_prio(run_boxed, &b, sizeof b, NULL, 0,
-                              task_priority(flags, priority)) != 0)
+                              task_priority(flags, priority), fn) != 0)
                 run_boxed(&b);   /* included, undeferred, or out of memory: now */
             return;
         }

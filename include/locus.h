@@ -26,7 +26,8 @@ extern "C" {
 #endif
 
 /** API version: major * 10000 + minor * 100 + patch. */
-#define LOCUS_API_VERSION 300  /* 0.3.0: events, block/unblock, polling services, task
+#define LOCUS_API_VERSION 400  /* 0.4.0: task labels (locus_task_attr_t.label, LOCUS_LABEL_MAX);
+                                  0.3.0: events, block/unblock, polling services, task
                                    reductions (locus_reduction_*, locus_task_attr_t.reduction);
                                   0.2.0: locus_alloc, locus_free, locus_spawn_attr (node, priority), bytes_placed */
 /** Defined when locus_counters_start() and friends are declared. */
@@ -125,13 +126,23 @@ typedef struct locus_task_attr {
     struct locus_reduction *reduction;   /**< NULL (default), or a reduction the task
                         takes part in (locus_reduction_create(3)): locus_reduction_finish()
                         waits for it */
+    /* ---- task labels (traces: LOCUS_TRACE, LOCUS_DAG) ---- */
+    const char *label; /**< NULL (none), or the task's name in traces and task graphs
+                            (e.g. "gemm"); the string must stay valid until
+                            locus_finalize() (a literal); at most LOCUS_LABEL_MAX bytes */
+    /* ---- end of task labels ---- */
 } locus_task_attr_t;
+
+/* ---- task labels ---- */
+/** The longest task label (locus_task_attr_t.label) in bytes, without its NUL. */
+#define LOCUS_LABEL_MAX 63
+/* ---- end of task labels ---- */
 
 /** The largest task priority (locus_task_attr_t.priority). */
 #define LOCUS_PRIORITY_MAX 65535
 
 /** Every option at its default: locus_task_attr_t a = LOCUS_TASK_ATTR_INIT; */
-#define LOCUS_TASK_ATTR_INIT { sizeof(locus_task_attr_t), LOCUS_NODE_ANY, 0, 0, 0, 0 }
+#define LOCUS_TASK_ATTR_INIT { sizeof(locus_task_attr_t), LOCUS_NODE_ANY, 0, 0, 0, 0, 0 }
 
 /**
  * locus_spawn() with per-task options (attr NULL: exactly locus_spawn()).

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "policy.h"
 #include "runtime.h"
@@ -66,11 +67,21 @@ LOCUS_API int locus_spawn_attr(locus_task_fn fn, const void *arg, size_t arg_siz
     if (prio < 0 || prio > LOCUS_PRIORITY_MAX)
         return lc_error(-EINVAL, "locus_spawn_attr: attr->priority is %d; expected 0 (default) "
                         "to LOCUS_PRIORITY_MAX (%d)", prio, LOCUS_PRIORITY_MAX);
+    /* the label: checked whether or not a trace is recorded, so that a
+     * program's error does not wait for the day it is traced */
+    const char *label = NULL;
+    if (attr->size >= offsetof(locus_task_attr_t, label) + sizeof(const char *))
+        label = attr->label;
+    if (label && (!label[0] || strnlen(label, LOCUS_LABEL_MAX + 1) > LOCUS_LABEL_MAX))
+        return lc_error(-EINVAL, "locus_spawn_attr: attr->label is %s; expected NULL or a "
+                        "name of 1 to LOCUS_LABEL_MAX (%d) bytes", label[0] ? "too long" : "empty",
+                        LOCUS_LABEL_MAX);
     /* a node means something only to a scheduler that places tasks, and
      * only on several nodes; elsewhere it is accepted and ignored */
     int hint = rt->track && rt->sched->place ? node : -1;
     if (attr->size >= offsetof(locus_task_attr_t, reduction) + sizeof(void *)
         && attr->reduction)
-        return lc_reduction_spawn(fn, arg, arg_size, deps, ndeps, hint, prio, attr->reduction);
-    return lc_spawn_hinted(fn, arg, arg_size, deps, ndeps, hint, prio);
+        return lc_reduction_spawn(fn, arg, arg_size, deps, ndeps, hint, prio, label,
+                                  attr->reduction);
+    return lc_spawn_hinted(fn, arg, arg_size, deps, ndeps, hint, prio, label, NULL);
 }

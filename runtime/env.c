@@ -41,6 +41,7 @@ static const char *const known_names[] = {
     "LOCUS_REGIME",  "LOCUS_SCHED",    "LOCUS_PAGES",    "LOCUS_TOPOLOGY",
     "LOCUS_STEAL",   "LOCUS_STEAL_SPIN", "LOCUS_REPORT", "LOCUS_VERBOSE",
     "LOCUS_COUNTERS", "LOCUS_GRAIN_NS", "LOCUS_POLL_US", "LOCUS_TEST_SANITIZER",
+    "LOCUS_TRACE",   "LOCUS_DAG",
 };
 #define NKNOWN (sizeof known_names / sizeof known_names[0])
 
@@ -95,6 +96,8 @@ void lc_options_defaults(struct lc_options *o)
     o->steal_spin = 200;
     o->poll_us = 50;
     o->report[0] = '\0';
+    o->trace[0] = '\0';
+    o->dag[0] = '\0';
     o->verbose = 0;
     o->counters = LC_COUNTERS_AUTO;
     o->likwid_marker = 0;
@@ -369,6 +372,13 @@ static int parse_all(struct penv *p, struct lc_options *o)
         return r;
     if (r && strcasecmp(o->report, "stderr") == 0)
         strcpy(o->report, "stderr");
+
+    /* the paths are checked at init, where the trace room says what it
+     * can do in this build (trace/trace.c) */
+    if ((r = parse_text(p, "LOCUS_TRACE", "a directory path for the OTF2 trace", o->trace)) < 0)
+        return r;
+    if ((r = parse_text(p, "LOCUS_DAG", "a file path for the Graphviz task graph", o->dag)) < 0)
+        return r;
 
     if ((r = parse_uint(p, "LOCUS_VERBOSE", 0, 3, "default 0", &x)) < 0)
         return r;

@@ -40,6 +40,8 @@ struct lc_options {
     unsigned poll_us;               /* LOCUS_POLL_US: the longest a polling service waits to be
                                        called, 1..1e6 microseconds, default 50 (poll.c) */
     char report[LC_PATH_MAX];       /* LOCUS_REPORT: "" = none, "stderr", or a file path */
+    char trace[LC_PATH_MAX];        /* LOCUS_TRACE: "" = none, else the OTF2 archive's directory */
+    char dag[LC_PATH_MAX];          /* LOCUS_DAG: "" = none, else the Graphviz dot file */
     int verbose;                    /* LOCUS_VERBOSE: 0..3, default 0 */
     enum lc_counters_req counters;  /* LOCUS_COUNTERS: auto (default) | perf | papi | likwid | none */
     int likwid_marker;              /* LIKWID_EVENTS and LIKWID_FILEPATH set (non-empty): the

@@ -50,7 +50,19 @@ LOCUS_API const char *locus_strerror(int err)
     case -ENOMEM:
         return "out of memory";
     case -ENOENT:
-        return "no such file (topology or report path)";
+        return "no such file (topology, report, trace or graph path)";
+    case -EACCES:
+        return "permission denied (report, trace or graph path)";
+    case -ENOTDIR:
+        return "not a directory (a path's parent, or LOCUS_TRACE)";
+    case -EEXIST:
+        return "already exists (LOCUS_TRACE holds a trace)";
+    case -ENAMETOOLONG:
+        return "path too long (LOCUS_TRACE or LOCUS_DAG once %p is the process id)";
+    case -ENOSPC:
+        return "no space left on the device (a trace or graph was not written whole)";
+    case -EIO:
+        return "input/output error (a trace or graph was not written whole)";
     case -ENODEV:
         return "unusable topology";
     default:

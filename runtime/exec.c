@@ -61,6 +61,8 @@ static struct lc_task *complete_chain(struct lc_worker *w, struct lc_task *t)
             struct lc_edge *en = e->next;   /* e lives in s: read before s may run */
             struct lc_task *s = e->succ;
             if (atomic_fetch_sub_explicit(&s->npreds, 1, memory_order_acq_rel) == 1) {
+                if (__builtin_expect(w->trace != NULL, 0))
+                    lc_trace_ready(w, s, t);
                 if (!next)
                     next = lc_task_ready(w, s, LC_READY_RELEASED);
                 else
@@ -115,9 +117,8 @@ void lc_task_complete_busy(struct lc_worker *w, struct lc_task *t)
         lc_task_ready(w, next, LC_READY_RELEASED_BUSY);
 }
 
-/* Runs t's body on w and drops the body's share of pending; 1 when t is
- * then complete. */
-static inline int run_body(struct lc_worker *w, struct lc_task *t)
+/* Runs t's body on w, with its locality accounting around it. */
+static inline void call_body(struct lc_worker *w, struct lc_task *t)
 {
     struct lc_task *saved = w->cur;
     if (t->loc)
@@ -127,6 +128,26 @@ static inline int run_body(struct lc_worker *w, struct lc_task *t)
     if (t->loc)   /* kept for after the body: DI first touch (locality.c) */
         lc_locality_ran(w, t);
     w->cur = saved;
+}
+
+/* call_body between a task's begin and end events (trace/trace.h): out of
+ * line, so that without tracing run_body pays only the test of w->trace */
+static __attribute__((noinline, cold)) void call_body_traced(struct lc_worker *w,
+                                                             struct lc_task *t)
+{
+    lc_trace_begin(w, t);
+    call_body(w, t);
+    lc_trace_end(w, t);
+}
+
+/* Runs t's body on w and drops the body's share of pending; 1 when t is
+ * then complete. */
+static inline int run_body(struct lc_worker *w, struct lc_task *t)
+{
+    if (__builtin_expect(w->trace != NULL, 0))
+        call_body_traced(w, t);
+    else
+        call_body(w, t);
     lc_stat_add(&w->stats.tasks_run, 1);
 
     /* events outstanding: the last fulfilment drops the share (events.h) */

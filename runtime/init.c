@@ -123,6 +123,7 @@ static void teardown(struct lc_runtime *rt, int nstarted)
     if (rt->sched_inited)
         rt->sched->fini(rt);
     lc_prio_fini(rt);
+    lc_trace_free(rt);
     lc_counters_rt_close();
     lc_locality_fini(rt);
     lc_mem_free(rt->nsync, 0);
@@ -275,6 +276,11 @@ static int init_runtime(int team_mode, int team_threads)
         r = init_fail(r, "locus_init: out of memory for the priority queues");
         goto fail;
     }
+    /* LOCUS_TRACE, LOCUS_DAG: before the workers start, which record */
+    if ((r = lc_trace_init(rt, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
 
     struct lc_task *root = lc_task_alloc(&rt->workers[0].pool, rt->workers[0].npool);
     if (!root) {
@@ -388,6 +394,16 @@ LOCUS_API int locus_finalize(void)
     lc_counters_rt_end();
     /* the report reads the counters of workers that have all stopped */
     int r = rt->opt.report[0] ? lc_stats_report(rt) : 0;
+    if (rt->trace_bufs) {   /* so do the trace writers their buffers */
+        char err[LC_PATH_MAX + 512];
+        int tr = lc_trace_finish(rt, err, sizeof err);
+        if (tr < 0) {
+            lc_error(tr, "%s", err);
+            fprintf(stderr, "locus: %s\n", err);
+            if (r == 0)
+                r = tr;
+        }
+    }
     lc_sde_fini(rt);
     lc_rt = NULL;
     lc_self = NULL;

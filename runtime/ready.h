@@ -127,7 +127,13 @@ void lc_run_inline(struct lc_worker *w, struct lc_task *t)
     int at_spawn = w->at_spawn;
     w->cur = t;
     w->at_spawn = 1;
-    lc_run_task(w, t);
+    if (__builtin_expect(w->trace != NULL, 0)) {   /* trace/trace.h */
+        lc_trace_begin(w, t);
+        lc_run_task(w, t);
+        lc_trace_end(w, t);
+    } else {
+        lc_run_task(w, t);
+    }
     w->at_spawn = at_spawn;
     w->cur = parent;
     lc_stat_add(&w->stats.tasks_run, 1);

@@ -133,7 +133,7 @@ static void red_task(void *arg)
 
 int lc_reduction_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                        const locus_dep_t *deps, size_t ndeps, int hint, int prio,
-                       struct locus_reduction *red)
+                       const char *label, struct locus_reduction *red)
 {
     int r = red_check(red, "locus_spawn_attr");
     if (r < 0)
@@ -155,7 +155,8 @@ int lc_reduction_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
     if (arg_size)
         memcpy(buf + HDR_SIZE, arg, arg_size);
     atomic_fetch_add_explicit(&red->active, 1, memory_order_relaxed);
-    r = lc_spawn_hinted(red_task, buf, total, deps, ndeps, hint, prio);
+    /* traces name the task by the program's function, not by red_task */
+    r = lc_spawn_hinted(red_task, buf, total, deps, ndeps, hint, prio, label, fn);
     if (r < 0)
         atomic_fetch_sub_explicit(&red->active, 1, memory_order_relaxed);
     if (buf != stack)

@@ -72,6 +72,8 @@ struct lc_worker {
     int at_spawn;                               /* running a task at its spawn (exec.c) */
     uint64_t poll_next_ns;                      /* when a busy worker next calls the
                                                    polling services (events.c) */
+    struct lc_trace_buf *trace;                 /* LOCUS_TRACE/LOCUS_DAG recording, NULL off
+                                                   (trace/trace.h): each hook's one branch */
     struct lc_grain_state grain;                /* body-length estimate (grain.h); its est
                                                    is read by others, seldom (lc_grain_ask) */
     _Alignas(LC_CACHELINE) struct lc_worker_stats stats;
@@ -113,6 +115,7 @@ struct lc_runtime {
     int saved_policy;                   /* the initial thread's policy before it (mode|flags) */
     unsigned long saved_nodes[16];      /* and its node mask, restored at finalize */
     struct lc_grain grain;              /* LOCUS_GRAIN_NS in clock ticks (grain.h) */
+    struct lc_trace_buf *trace_bufs;    /* per worker, NULL without LOCUS_TRACE/LOCUS_DAG */
 
     /* the nodes' descriptor stacks (taskpool.h), nnodes entries, each on
      * lines of its own: a pool's lock changes hands every LC_POOL_BATCH
@@ -294,11 +297,14 @@ int lc_not_worker(const char *fn);
 /* reduction.c: lc_spawn_hinted() of a task taking part in red (locus_spawn_attr). */
 int lc_reduction_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                        const locus_dep_t *deps, size_t ndeps, int hint, int prio,
-                       struct locus_reduction *red);
+                       const char *label, struct locus_reduction *red);
 /* spawn.c: locus_spawn() asking a placing scheduler for node hint (-1 none),
- * with priority prio (0 none, else up to LOCUS_PRIORITY_MAX: sched/prio.h) */
+ * with priority prio (0 none, else up to LOCUS_PRIORITY_MAX: sched/prio.h),
+ * label (NULL none) and name_fn, the function a trace names it by without
+ * a label (NULL: fn; gomp/ gives the program's behind its wrappers) */
 int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
-                    const locus_dep_t *deps, size_t ndeps, int hint, int prio);
+                    const locus_dep_t *deps, size_t ndeps, int hint, int prio,
+                    const char *label, locus_task_fn name_fn);
 
 /* attr.c: checks an options structure whose first field is its size as the
  * caller compiled it (locus_task_attr_t, locus_place_t): size >= min (the

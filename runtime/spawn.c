@@ -30,7 +30,8 @@
 LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total);
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
                              size_t arg_size, const locus_dep_t *deps, size_t ndeps,
-                             uint64_t dep_bytes, int hint, int prio);
+                             uint64_t dep_bytes, int hint, int prio, const char *label,
+                             locus_task_fn name_fn);
 
 int lc_not_worker(const char *fn)
 {
@@ -104,6 +105,10 @@ struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it)
     t->flags = 0;
     t->arg = it->a;
     init_ready(t, (locus_task_fn)it->p, it->b, NULL);
+    /* traced, only tasks without a parent come this way (alpi_task_spawn,
+     * independent.c): their identity is given here, not at the spawn */
+    if (__builtin_expect(w->trace != NULL, 0))
+        lc_trace_spawn(w, t, NULL, NULL, NULL, 0, 0);
     return t;
 }
 
@@ -182,10 +187,13 @@ static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size)
  */
 /* hint: the node a placing scheduler should queue the task on
  * (locus_spawn_attr, attr.c), or -1; prio: its priority (sched/prio.h), 0
- * none; every test of them folds away in locus_spawn. */
+ * none; label: its name in traces, NULL none, and name_fn the function
+ * it is named by without one, NULL for fn (both read only while tracing);
+ * every test of them folds away in locus_spawn. */
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
                              size_t arg_size, const locus_dep_t *deps, size_t ndeps,
-                             uint64_t dep_bytes, int hint, int prio)
+                             uint64_t dep_bytes, int hint, int prio, const char *label,
+                             locus_task_fn name_fn)
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
@@ -198,9 +206,10 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
      * its priority */
     if (ndeps == 0 && hint < 0 && prio == 0) {
         act = lc_ready_decide(w, -1, 0, LC_READY_SPAWNED_FREE);
-        if (act == LC_ACT_QUEUE && arg_size == 0 && !tg) {
+        if (act == LC_ACT_QUEUE && arg_size == 0 && !tg && !w->trace) {
             /* nothing to copy, no group: queued as (fn, arg, parent), its
-             * taker makes the descriptor (sched/steal.h, light tasks) */
+             * taker makes the descriptor (sched/steal.h, light tasks); a
+             * traced task needs its descriptor for its identity */
             parent->nspawned++;
             if (__builtin_expect(sched->push_light(w, fn, (void *)arg, parent) == 0, 1)) {
                 lc_wake_for(w, LC_WAKE_ANY);
@@ -217,6 +226,8 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
         return r;
     }
     init_ready(t, fn, parent, tg);
+    if (__builtin_expect(w->trace != NULL, 0))
+        lc_trace_spawn(w, t, label, name_fn, deps, ndeps, dep_bytes);
     if (tg)
         lc_taskgroup_add(tg);
     if (prio) {
@@ -287,10 +298,11 @@ spawned:
     return 0;
 }
 
-/* Validates a spawn's arguments, then spawns (hint, prio as spawn_task's). */
+/* Validates a spawn's arguments, then spawns (hint, prio, label, name_fn
+ * as spawn_task's). */
 static inline __attribute__((always_inline))
 int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t *deps,
-          size_t ndeps, int hint, int prio)
+          size_t ndeps, int hint, int prio, const char *label, locus_task_fn name_fn)
 {
     struct lc_worker *w = lc_self;
     if (__builtin_expect(!w, 0))
@@ -306,20 +318,21 @@ int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t 
     int r = check_deps(deps, ndeps, &dep_bytes);
     if (__builtin_expect(r < 0, 0))
         return r;
-    return spawn_task(w, fn, arg, arg_size, deps, ndeps, dep_bytes, hint, prio);
+    return spawn_task(w, fn, arg, arg_size, deps, ndeps, dep_bytes, hint, prio, label, name_fn);
 }
 
 LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                           const locus_dep_t *deps, size_t ndeps)
 {
-    return spawn(fn, arg, arg_size, deps, ndeps, -1, 0);
+    return spawn(fn, arg, arg_size, deps, ndeps, -1, 0, NULL, NULL);
 }
 
 /* locus_spawn_attr() (attr.c) once its options are checked. */
 int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
-                    const locus_dep_t *deps, size_t ndeps, int hint, int prio)
+                    const locus_dep_t *deps, size_t ndeps, int hint, int prio,
+                    const char *label, locus_task_fn name_fn)
 {
-    return spawn(fn, arg, arg_size, deps, ndeps, hint, prio);
+    return spawn(fn, arg, arg_size, deps, ndeps, hint, prio, label, name_fn);
 }
 
 LOCUS_API int locus_taskwait(void)
@@ -328,7 +341,13 @@ LOCUS_API int locus_taskwait(void)
     if (!w)
         return lc_not_worker("locus_taskwait");
     struct lc_task *t = w->cur;
-    lc_wait_children(w, t, 0);
+    if (__builtin_expect(w->trace != NULL, 0)) {
+        lc_trace_mark(w, LC_EV_TASKWAIT, t->tr.id);
+        lc_wait_children(w, t, 0);
+        lc_trace_mark(w, LC_EV_TASKWAIT_END, t->tr.id);
+    } else {
+        lc_wait_children(w, t, 0);
+    }
     if (t->map)
         lc_depmap_retire(t->map);   /* every child is complete: nothing to order */
     return 0;

@@ -21,6 +21,7 @@
 #ifndef LC_TASK_H
 #define LC_TASK_H
 
+#include "trace.h"
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -134,6 +135,10 @@ struct lc_task {
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
 
     _Alignas(64) unsigned char argbuf[LC_INLINE_ARG];
+
+    /* line 5: read and written only while tracing (trace/trace.h), so a
+     * run without it never touches this line */
+    _Alignas(64) struct lc_task_trace tr;
 };
 
 #if UINTPTR_MAX == 0xffffffffffffffffu   /* the layout above is planned for 64-bit pointers */

@@ -183,12 +183,17 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
     unsigned spins = 0;
     int cond = u->t || u->word;
     int resleep = 0;   /* woke from a timed sleep with nothing new: sleep again at once */
+    int idle = 0;      /* tracing: inside an idle event (trace/trace.h) */
 
     while (!wait_over(rt, u)) {
         struct lc_task *x = sched->pop(w);
         if (x) {
             w->idle_polls = 0;
             lc_spin_found(w, spins);
+            if (__builtin_expect(idle, 0)) {
+                lc_trace_mark(w, LC_EV_IDLE_END, 0);
+                idle = 0;
+            }
             lc_execute(w, x);
             spins = 0;
             resleep = 0;
@@ -197,14 +202,25 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             continue;
         }
         /* idle: completions left by foreign threads, polling services */
-        if (__builtin_expect(lc_async_due(), 0) && lc_async_run(w, 1)) {
-            spins = 0;
-            resleep = 0;
-            continue;
+        if (__builtin_expect(lc_async_due(), 0)) {
+            /* what they run (released successors) is no idle time */
+            if (__builtin_expect(idle, 0)) {
+                lc_trace_mark(w, LC_EV_IDLE_END, 0);
+                idle = 0;
+            }
+            if (lc_async_run(w, 1)) {
+                spins = 0;
+                resleep = 0;
+                continue;
+            }
         }
         w->idle_polls++;
         if (spins == 0)
             lc_spin_begin(w);
+        if (__builtin_expect(w->trace != NULL, 0) && !idle) {
+            lc_trace_mark(w, LC_EV_IDLE, 0);
+            idle = 1;
+        }
         if (!resleep && !lc_spin_give_up(w, ++spins)) {
             idle_poll(rt, spins);
             continue;
@@ -234,6 +250,8 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             && !atomic_load_explicit(&lc_ext_head, memory_order_seq_cst)
             && !atomic_load_explicit(&lc_inject_head, memory_order_seq_cst)) {
             lc_stat_add(&w->stats.sleeps, 1);
+            if (__builtin_expect(idle, 0))
+                lc_trace_mark(w, LC_EV_SLEEP, 0);
             /* while polling services exist, one sleeper wakes every
              * LOCUS_POLL_US to call them (poll.c) */
             if (lc_poll_sleeper_claim()) {
@@ -243,6 +261,8 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             } else {
                 futex_wait(&ns->epoch, e);
             }
+            if (__builtin_expect(idle, 0))
+                lc_trace_mark(w, LC_EV_WAKE, 0);
         }
         atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
@@ -252,10 +272,16 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         if (u->t)
             atomic_store_explicit(&u->t->tw_target, 0, memory_order_relaxed);
+        if (__builtin_expect(idle, 0)) {
+            lc_trace_mark(w, LC_EV_IDLE_END, 0);
+            idle = 0;
+        }
         if (x)
             lc_execute(w, x);
         spins = 0;
     }
+    if (__builtin_expect(idle, 0))
+        lc_trace_mark(w, LC_EV_IDLE_END, 0);
 }
 
 void lc_worker_loop(struct lc_worker *w)

@@ -374,6 +374,8 @@ static struct lc_task *take_bound_from(struct lc_worker *w, struct naft *s, int 
     struct lc_task *t = fifo_pop(&s->nodes[n].inbox);
     if (t) {
         lc_stat_add(&w->stats.steals[lc_topology_class(&w->rt->topo, w->node, n)], 1);
+        if (__builtin_expect(w->trace != NULL, 0))
+            lc_trace_mark(w, LC_EV_STEAL, (uint64_t)n);
         return t;
     }
     return steal_affine(w, s, n);

@@ -97,7 +97,10 @@ struct lc_task *lc_prio_pop(struct lc_worker *w, int node, enum lc_prio_mode mod
         q->heap[i] = last;
     atomic_store_explicit(&q->top, q->n ? q->heap[0].key : 0, memory_order_release);
     pthread_mutex_unlock(&q->lock);
-    if (node != w->node)
+    if (node != w->node) {
         lc_stat_add(&w->stats.steals[lc_topology_class(&w->rt->topo, w->node, node)], 1);
+        if (__builtin_expect(w->trace != NULL, 0))
+            lc_trace_mark(w, LC_EV_STEAL, (uint64_t)node);
+    }
     return t;
 }

@@ -97,6 +97,8 @@ static inline struct lc_task *lc_steal_from_deques(struct lc_worker *w, const in
             continue;
         lc_stat_add(&w->stats.steals[rt->topo.nnodes == 1 ? LC_DIST_LOCAL
                     : lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
+        if (__builtin_expect(w->trace != NULL, 0))
+            lc_trace_mark(w, LC_EV_STEAL, (uint64_t)rt->workers[v].node);
         /* more left behind: pass the wake-up on (a push wakes one sleeper,
          * which would otherwise leave a burst to a single thief) */
         if (lc_sleepers(rt, node) > 0 && lc_deque_size(d) > 0)

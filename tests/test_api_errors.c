@@ -222,7 +222,8 @@ static void test_foreign_thread(void **state)
 static void test_strerror(void **state)
 {
     (void)state;
-    static const int known[] = { -EINVAL, -EPERM, -EALREADY, -EDEADLK, -ENOTSUP, -ENOMEM, -ENOENT };
+    static const int known[] = { -EINVAL, -EPERM, -EALREADY, -EDEADLK, -ENOTSUP, -ENOMEM, -ENOENT,
+                                 -EACCES, -ENOTDIR, -EEXIST, -ENOSPC, -EIO, -ENAMETOOLONG };
     static const int unknown[] = { -9999, -100000, INT_MIN, 12345 };
     enum { NK = sizeof known / sizeof known[0], NU = sizeof unknown / sizeof unknown[0] };
     char text[NK + NU][256];

@@ -135,7 +135,7 @@ static void spawn_cholesky(struct chol_tiles *m)
         if (owner(k, k) == bm_rank) {
             struct targ p = { .c = akk, .nb = b };
             locus_dep_t dp[] = { LOCUS_INOUT(akk, tb) };
-            check("locus_task", chol_spawn(CHOL_P_POTRF, m_potrf, &p, sizeof p, dp, 1));
+            check("locus_task", chol_spawn(CHOL_P_POTRF, "potrf", m_potrf, &p, sizeof p, dp, 1));
         }
         memset(need, 0, sizeof need);
         for (int i = k + 1; i < nt; i++)
@@ -146,7 +146,7 @@ static void spawn_cholesky(struct chol_tiles *m)
             if (owner(i, k) == bm_rank) {
                 struct targ a = { .a = akk, .c = aik, .nb = b };
                 locus_dep_t d[] = { LOCUS_IN(akk, tb), LOCUS_INOUT(aik, tb) };
-                check("locus_task", chol_spawn(CHOL_P_TRSM, m_trsm, &a, sizeof a, d, 2));
+                check("locus_task", chol_spawn(CHOL_P_TRSM, "trsm", m_trsm, &a, sizeof a, d, 2));
             }
             memset(need, 0, sizeof need);
             for (int j = k + 1; j <= i; j++)
@@ -163,13 +163,13 @@ static void spawn_cholesky(struct chol_tiles *m)
                 double *ajk = CHOL_TILE(m, j, k), *aij = CHOL_TILE(m, i, j);
                 struct targ a = { .a = aik, .b = ajk, .c = aij, .nb = b };
                 locus_dep_t d[] = { LOCUS_IN(aik, tb), LOCUS_IN(ajk, tb), LOCUS_INOUT(aij, tb) };
-                check("locus_task", chol_spawn(chol_p_update(j, k), m_gemm, &a, sizeof a, d, 3));
+                check("locus_task", chol_spawn(chol_p_update(j, k), "gemm", m_gemm, &a, sizeof a, d, 3));
             }
             if (owner(i, i) == bm_rank) {
                 double *aii = CHOL_TILE(m, i, i);
                 struct targ a = { .a = aik, .c = aii, .nb = b };
                 locus_dep_t d[] = { LOCUS_IN(aik, tb), LOCUS_INOUT(aii, tb) };
-                check("locus_task", chol_spawn(chol_p_update(i, k), m_syrk, &a, sizeof a, d, 2));
+                check("locus_task", chol_spawn(chol_p_update(i, k), "syrk", m_syrk, &a, sizeof a, d, 2));
             }
         }
     }

@@ -22,12 +22,12 @@ static void spawn_cholesky(struct chol_tiles *m)
         double *akk = CHOL_TILE(m, k, k);
         struct targ p = { .c = akk, .nb = b };
         locus_dep_t dp[] = { LOCUS_INOUT(akk, tb) };
-        check("locus_task", chol_spawn(CHOL_P_POTRF, t_potrf, &p, sizeof p, dp, 1));
+        check("locus_task", chol_spawn(CHOL_P_POTRF, "potrf", t_potrf, &p, sizeof p, dp, 1));
         for (int i = k + 1; i < nt; i++) {
             double *aik = CHOL_TILE(m, i, k);
             struct targ a = { .a = akk, .c = aik, .nb = b };
             locus_dep_t d[] = { LOCUS_IN(akk, tb), LOCUS_INOUT(aik, tb) };
-            check("locus_task", chol_spawn(CHOL_P_TRSM, t_trsm, &a, sizeof a, d, 2));
+            check("locus_task", chol_spawn(CHOL_P_TRSM, "trsm", t_trsm, &a, sizeof a, d, 2));
         }
         for (int i = k + 1; i < nt; i++) {
             double *aik = CHOL_TILE(m, i, k);
@@ -35,12 +35,12 @@ static void spawn_cholesky(struct chol_tiles *m)
                 double *ajk = CHOL_TILE(m, j, k), *aij = CHOL_TILE(m, i, j);
                 struct targ a = { .a = aik, .b = ajk, .c = aij, .nb = b };
                 locus_dep_t d[] = { LOCUS_IN(aik, tb), LOCUS_IN(ajk, tb), LOCUS_INOUT(aij, tb) };
-                check("locus_task", chol_spawn(chol_p_update(j, k), t_gemm, &a, sizeof a, d, 3));
+                check("locus_task", chol_spawn(chol_p_update(j, k), "gemm", t_gemm, &a, sizeof a, d, 3));
             }
             double *aii = CHOL_TILE(m, i, i);
             struct targ a = { .a = aik, .c = aii, .nb = b };
             locus_dep_t d[] = { LOCUS_IN(aik, tb), LOCUS_INOUT(aii, tb) };
-            check("locus_task", chol_spawn(chol_p_update(i, k), t_syrk, &a, sizeof a, d, 2));
+            check("locus_task", chol_spawn(chol_p_update(i, k), "syrk", t_syrk, &a, sizeof a, d, 2));
         }
     }
 }

@@ -22,14 +22,14 @@ struct targ {
 
 static atomic_int chol_tile_failed;
 
-/* locus_spawn at priority prio (0, or --priorities off: plain locus_spawn). */
-static inline int chol_spawn(int prio, locus_task_fn fn, const void *arg, size_t size,
-                             const locus_dep_t *deps, size_t ndeps)
+/* locus_spawn at priority prio (0, or --priorities off: none), labelled
+ * with its kernel's name for traces (LOCUS_TRACE, LOCUS_DAG). */
+static inline int chol_spawn(int prio, const char *label, locus_task_fn fn, const void *arg,
+                             size_t size, const locus_dep_t *deps, size_t ndeps)
 {
-    if (!prio || !chol_prio)
-        return locus_spawn(fn, arg, size, deps, ndeps);
     locus_task_attr_t a = LOCUS_TASK_ATTR_INIT;
-    a.priority = prio;
+    a.priority = chol_prio ? prio : 0;
+    a.label = label;
     return locus_spawn_attr(fn, arg, size, deps, ndeps, &a);
 }
 
@@ -91,7 +91,8 @@ static inline void spawn_init(struct chol_tiles *m)
         for (int j = 0; j <= i; j++) {
             double *aij = CHOL_TILE(m, i, j);
             struct targ a = { .c = aij, .ti = i, .tj = j, .n = m->n, .nb = m->b };
-            check("locus_task", locus_task(t_init, &a, sizeof a, LOCUS_OUT(aij, tb)));
+            check("locus_task", chol_spawn(0, "init", t_init, &a, sizeof a,
+                                           &LOCUS_OUT(aij, tb), 1));
         }
 }
 

@@ -87,9 +87,13 @@ static void jm_range(long nblocks, long *b0, long *b1)
     *b1 = nblocks * (bm_rank + 1) / bm_ranks;
 }
 
-static void spawn(locus_task_fn fn, const void *arg, size_t size, const locus_dep_t *d, size_t n)
+/* label: the task's name in traces (LOCUS_TRACE, LOCUS_DAG), as jacobi's */
+static void spawn(const char *label, locus_task_fn fn, const void *arg, size_t size,
+                  const locus_dep_t *d, size_t n)
 {
-    int err = locus_spawn(fn, arg, size, d, n);
+    locus_task_attr_t at = LOCUS_TASK_ATTR_INIT;
+    at.label = label;
+    int err = locus_spawn_attr(fn, arg, size, d, n, &at);
     if (err < 0)
         die("locus_spawn", err);
 }
@@ -105,14 +109,14 @@ static void sweep(const struct jb_opts *o, long s, long b0, long b1, double *con
 
     if (up >= 0) {
         struct jm_halo r = { gup, cols, up, tag + 0 }, t = { src[0], cols, up, tag + 1 };
-        spawn(recv_task, &r, sizeof r, (locus_dep_t[]){ LOCUS_OUT(gup, row) }, 1);
-        spawn(send_task, &t, sizeof t, (locus_dep_t[]){ LOCUS_IN(src[0], row) }, 1);
+        spawn("recv", recv_task, &r, sizeof r, (locus_dep_t[]){ LOCUS_OUT(gup, row) }, 1);
+        spawn("send", send_task, &t, sizeof t, (locus_dep_t[]){ LOCUS_IN(src[0], row) }, 1);
     }
     if (dn < bm_ranks) {
         double *last = src[nb - 1] + (o->block - 1) * cols;
         struct jm_halo r = { gdn, cols, dn, tag + 1 }, t = { last, cols, dn, tag + 0 };
-        spawn(recv_task, &r, sizeof r, (locus_dep_t[]){ LOCUS_OUT(gdn, row) }, 1);
-        spawn(send_task, &t, sizeof t, (locus_dep_t[]){ LOCUS_IN(last, row) }, 1);
+        spawn("recv", recv_task, &r, sizeof r, (locus_dep_t[]){ LOCUS_OUT(gdn, row) }, 1);
+        spawn("send", send_task, &t, sizeof t, (locus_dep_t[]){ LOCUS_IN(last, row) }, 1);
     }
     for (long k = 0; k < nb; k++) {
         struct jb_block b = {
@@ -130,7 +134,7 @@ static void sweep(const struct jb_opts *o, long s, long b0, long b1, double *con
         if (b.dn)
             deps[nd++] = LOCUS_IN(b.dn, row);
         deps[nd++] = LOCUS_OUT(b.dst, blk);
-        spawn(sweep_task, &b, sizeof b, deps, nd);
+        spawn("sweep", sweep_task, &b, sizeof b, deps, nd);
     }
 }
 

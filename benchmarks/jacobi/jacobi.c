@@ -59,7 +59,9 @@ static void sweep(const struct jb_opts *o, double *const *src, double *const *ds
         if (b.dn)
             deps[nd++] = LOCUS_IN(b.dn, row);
         deps[nd++] = LOCUS_OUT(b.dst, blk);
-        int err = locus_spawn(sweep_task, &b, sizeof b, deps, nd);
+        locus_task_attr_t at = LOCUS_TASK_ATTR_INIT;
+        at.label = "sweep";   /* its name in traces (LOCUS_TRACE, LOCUS_DAG) */
+        int err = locus_spawn_attr(sweep_task, &b, sizeof b, deps, nd, &at);
         if (err < 0)
             die("locus_spawn", err);
     }
@@ -91,7 +93,10 @@ int main(int argc, char **argv)
 
     for (long k = 0; k < o.nblocks; k++) {
         struct jb_init_arg a = { grid[0][k], grid[1][k], k * o.block, o.block, o.cols };
-        err = locus_task(init_task, &a, sizeof a, LOCUS_OUT(a.a, blk), LOCUS_OUT(a.b, blk));
+        locus_task_attr_t at = LOCUS_TASK_ATTR_INIT;
+        at.label = "init";
+        const locus_dep_t d[2] = { LOCUS_OUT(a.a, blk), LOCUS_OUT(a.b, blk) };
+        err = locus_spawn_attr(init_task, &a, sizeof a, d, 2, &at);
         if (err < 0)
             die("locus_spawn", err);
     }

@@ -78,7 +78,7 @@ static void spawn3p(int prio, locus_task_fn fn, double *a, double *b, double *c,
 {
     struct targ t = { .a = a, .b = b, .c = c, .nb = nb };
     locus_dep_t d[] = { LOCUS_IN(a, tb), LOCUS_IN(b, tb), LOCUS_INOUT(c, tb) };
-    check("locus_task", chol_spawn(prio, fn, &t, sizeof t, d, 3));
+    check("locus_task", chol_spawn(prio, NULL, fn, &t, sizeof t, d, 3));
 }
 
 /* c = fn(a, c) */
@@ -86,7 +86,7 @@ static void spawn2p(int prio, locus_task_fn fn, double *a, double *c, int nb, si
 {
     struct targ t = { .a = a, .c = c, .nb = nb };
     locus_dep_t d[] = { LOCUS_IN(a, tb), LOCUS_INOUT(c, tb) };
-    check("locus_task", chol_spawn(prio, fn, &t, sizeof t, d, 2));
+    check("locus_task", chol_spawn(prio, NULL, fn, &t, sizeof t, d, 2));
 }
 
 /* c = fn(c) */
@@ -94,7 +94,7 @@ static void spawn1p(int prio, locus_task_fn fn, double *c, int nb, size_t tb)
 {
     struct targ t = { .c = c, .nb = nb };
     locus_dep_t d[] = { LOCUS_INOUT(c, tb) };
-    check("locus_task", chol_spawn(prio, fn, &t, sizeof t, d, 1));
+    check("locus_task", chol_spawn(prio, NULL, fn, &t, sizeof t, d, 1));
 }
 
 #define spawn3(...) spawn3p(0, __VA_ARGS__)
