@@ -248,6 +248,26 @@ static inline int64_t lc_deque_size_owner(struct lc_deque *d, int64_t limit)
     return b > d->top_seen ? b - d->top_seen : 0;
 }
 
+/* Owner only: whether fewer than low items are queued, for "should the
+ * owner keep a few tasks here for thieves?" heuristics.  An estimate below
+ * low is below the true size at the last read of top and answers at once;
+ * otherwise top is read again once every 4 calls, so that an owner whose
+ * thieves drain the deque sees it within a few calls without missing in its
+ * cache on every one. */
+static inline int lc_deque_below_owner(struct lc_deque *d, int64_t low)
+{
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    if (b - d->top_seen < low)
+        return 1;
+    if (d->stale_ok) {
+        d->stale_ok--;
+        return 0;
+    }
+    d->stale_ok = 3;
+    d->top_seen = atomic_load_explicit(&d->top, memory_order_relaxed);
+    return b - d->top_seen < low;
+}
+
 /* Owner only: forgets the size estimate's history (a fresh top is read at
  * the next estimate).  For points where the owner knows thieves may have
  * emptied the deque, e.g. after a taskwait. */

@@ -125,6 +125,16 @@ static inline int lc_grain_short(const struct lc_grain *g, uint64_t est)
     return est < g->limit;
 }
 
+/* Whether bodies averaging est, short as they are, are long enough for an
+ * idle worker to gain by taking some (LC_STOCK_PER_WORKER in
+ * sched/steal.h): a quarter of the limit.  Below that a thief's hand-over
+ * costs many bodies, and keeping a stock for it costs the spawner more
+ * (the reads of the line thieves write) than the thief runs. */
+static inline int lc_grain_shareable(const struct lc_grain *g, uint64_t est)
+{
+    return est >= g->limit / 4;
+}
+
 /*
  * The spawner's check before running a ready task at spawn: LC_GRAIN_RUN
  * to run it here, LC_GRAIN_QUEUE to queue it, LC_GRAIN_ASK to queue it

@@ -75,8 +75,15 @@ enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, unsigned prio,
     switch (how) {
     case LC_READY_SPAWNED_FREE:
         /* nothing can depend on it (it is in no map) and nothing to place:
-         * run now, it completes before its spawn returns */
-        return sched->backlog(w) || lc_grain_run_here(w) ? LC_ACT_RUN_INLINE : LC_ACT_QUEUE;
+         * run now, it completes before its spawn returns; but a spawner of
+         * short tasks keeps a few queued for idle workers (sched/steal.h) */
+        if (sched->backlog(w))
+            return LC_ACT_RUN_INLINE;
+        if (!lc_grain_run_here(w))
+            return LC_ACT_QUEUE;
+        return sched->stock_low && lc_grain_shareable(&w->rt->grain, atomic_load_explicit(
+                                       &w->grain.est, memory_order_relaxed))
+               && sched->stock_low(w) ? LC_ACT_QUEUE : LC_ACT_RUN_INLINE;
     case LC_READY_SPAWNED:
         if (node >= 0 && node != w->node)
             return LC_ACT_QUEUE;

@@ -453,5 +453,6 @@ const struct lc_sched_ops lc_sched_naft = {
     .pop = naft_pop,
     .run_here = naft_run_here,
     .backlog = lc_backlog_own,
+    .stock_low = lc_stock_low_own,
     .task_done = NULL,
 };

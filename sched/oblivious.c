@@ -101,5 +101,6 @@ const struct lc_sched_ops lc_sched_oblivious = {
     .pop = obl_pop,
     .run_here = NULL,
     .backlog = lc_backlog_own,
+    .stock_low = lc_stock_low_own,
     .task_done = NULL,
 };

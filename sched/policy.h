@@ -94,6 +94,11 @@ struct lc_sched_ops {
     /* Nonzero when w has so much queued work that a new task without
      * dependencies is better run at once by its spawner. */
     int (*backlog)(struct lc_worker *w);
+    /* Nonzero when w has too few tasks queued for idle workers: a new task
+     * without dependencies that w would run at once because bodies are
+     * short is queued instead (sched/steal.h, LC_STOCK_PER_WORKER).  May be
+     * NULL (= never). */
+    int (*stock_low)(struct lc_worker *w);
     /* t completed on w (after its successors were released).  May be NULL. */
     void (*task_done)(struct lc_worker *w, struct lc_task *t);
 };

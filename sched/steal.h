@@ -151,4 +151,30 @@ static inline int lc_backlog_own(struct lc_worker *w)
     return lc_deque_size_owner(&w->dq, LC_BACKLOG) > LC_BACKLOG;
 }
 
+/*
+ * Tasks a spawner of short tasks keeps queued for idle workers.  When
+ * bodies are shorter than a hand-over (runtime/grain.h) a ready task runs
+ * at its spawn; if every one did, the other workers would get nothing and
+ * independent tiny tasks would run at one worker's speed, below half the
+ * machine at any body size under LOCUS_GRAIN_NS.  So a spawner whose own
+ * deque holds fewer than this many tasks queues the next one instead: idle
+ * thieves take from that stock at their pace (each at a hand-over's cost,
+ * which is theirs to pay, being idle), and a spawner nobody takes from
+ * pushes this many and then runs the rest itself.  Not for bodies far
+ * shorter than a hand-over (lc_grain_shareable in runtime/grain.h).  Several per other
+ * worker, so that a thief rarely finds a lone task (lc_may_steal) and
+ * waits; at most half the backlog.
+ */
+#define LC_STOCK_PER_WORKER 4
+
+static inline int lc_stock_low_own(struct lc_worker *w)
+{
+    int64_t k = (int64_t)LC_STOCK_PER_WORKER * (w->rt->nworkers - 1);
+    if (k <= 0)
+        return 0;   /* nobody to keep them for */
+    if (k > LC_BACKLOG / 2)
+        k = LC_BACKLOG / 2;
+    return lc_deque_below_owner(&w->dq, k);
+}
+
 #endif /* LC_STEAL_H */

@@ -24,6 +24,7 @@
 #include "locus.h"
 #include "mem.h"
 #include "runtime.h"
+#include "steal.h"
 #include "team.h"
 
 /* The argument: small fits the descriptor's inline buffer, big does not. */
@@ -338,6 +339,81 @@ static void test_serialised_after_oom(void **state)
     }
 }
 
+/*
+ * Two workers, bodies taken as short: a spawner still keeps a few
+ * dependency-free tasks queued for the idle worker (sched/steal.h,
+ * LC_STOCK_PER_WORKER) and runs the rest at their spawn.  The other worker
+ * is held inside a task meanwhile, so nobody takes the stock and exactly
+ * LC_STOCK_PER_WORKER of the probes are queued, unless the spawner's clock
+ * check saw long gaps (a preempted test thread: grain.h's cooldown queues
+ * the next ones too), which the test sees and then asks less.  With
+ * bodies far shorter than a hand-over, no stock: every probe runs at its
+ * spawn.  Every probe keeps its argument copy on both paths.
+ */
+static atomic_int g_hold, g_held;
+static void holder(void *arg)
+{
+    (void)arg;
+    atomic_store(&g_held, 1);
+    while (atomic_load(&g_hold))
+        ;
+}
+
+static void test_stock_for_idle_workers(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    for (size_t r = 0; r < sizeof regimes / sizeof *regimes; r++) {
+        start(regimes[r], "2", "1000000");
+        atomic_store(&g_hold, 1);
+        atomic_store(&g_held, 0);
+        /* no body timed yet: not short, so queued, and the other worker
+         * takes it (the spawner is not in the runtime while it waits) */
+        assert_int_equal(locus_spawn(holder, NULL, 0, NULL, 0), 0);
+        while (!atomic_load(&g_held))
+            ;
+        struct lc_worker *w = lc_self;
+        /* bodies here are short, but not so short that a thief could not
+         * gain by taking some (grain.h, lc_grain_shareable) */
+        atomic_store(&w->grain.est, w->rt->grain.limit / 2);
+        w->grain.skip = 0;
+        w->grain.gaps = 0;
+        w->grain.stale = 0;
+        w->grain.last = 0;
+        int queued = 0;
+        for (int id = 0; id < N; id++) {
+            probe(id, id & 1, 0, -1);
+            queued += !atomic_load(&seen[id].ran);
+        }
+        int cooled = w->grain.skip > 0;
+        atomic_store(&g_hold, 0);   /* before any assertion can leave */
+        assert_int_equal(locus_taskwait(), 0);
+        if (cooled)
+            assert_true(queued >= LC_STOCK_PER_WORKER);
+        else
+            assert_int_equal(queued, LC_STOCK_PER_WORKER);
+        check_probes(0, N, 0, -1, 0);
+
+        /* bodies far shorter than a hand-over: no stock, every probe runs
+         * at its spawn (unless the clock check cooled down, as above) */
+        atomic_store(&w->grain.est, 1);
+        w->grain.skip = 0;
+        w->grain.gaps = 0;
+        w->grain.last = 0;
+        queued = 0;
+        for (int id = 0; id < N; id++) {
+            probe(id, id & 1, 0, -1);
+            queued += !atomic_load(&seen[id].ran);
+        }
+        cooled = w->grain.skip > 0;
+        assert_int_equal(locus_taskwait(), 0);
+        if (!cooled)
+            assert_int_equal(queued, 0);
+        check_probes(0, N, 0, -1, 0);
+        stop();
+    }
+}
+
 static int group_teardown(void **state)
 {
     (void)state;
@@ -357,6 +433,7 @@ int main(void)
         cmocka_unit_test_teardown(test_two_workers, group_teardown),
         cmocka_unit_test_teardown(test_group_waits_for_task_run_at_spawn, group_teardown),
         cmocka_unit_test_teardown(test_serialised_after_oom, group_teardown),
+        cmocka_unit_test_teardown(test_stock_for_idle_workers, group_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
