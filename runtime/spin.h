@@ -24,19 +24,25 @@
  * up to 20000 polls.  A worker on a CPU of its own is never descheduled
  * that long and keeps the full 20000.
  *
- * With more workers than CPUs (rt->oversubscribed) LC_SPIN_FLOOR polls are
- * the limit from the start and stay so, as libgomp throttles its spinning
- * when it has more threads than CPUs, and the polls do not yield; the
- * worker's last look before it sleeps then counts as LOCUS_STEAL_SPIN
- * polls (wait.c), so it still looks at the other nodes first.  Polls used to
- * be a sched_yield() each there: the clock never showed the gap above (a
- * yield returns soon while the other pollers are runnable too), so 16
- * workers on 2 CPUs went through all 20000 polls, and under CFS each yield
- * could hand a whole time slice to another process while the worker with
- * work waited.
- * Sleeping leaves the CPUs to whoever has work; a push or a barrier's
- * last arrival wakes the sleepers, and a woken thread preempts a CPU-bound
- * one.  An explicit LOCUS_SPIN is obeyed as it is, oversubscribed or not.  Everything here is the worker's own: nothing shared is written,
+ * With more workers than CPUs (rt->oversubscribed) every poll yields the
+ * CPU (wait.c), so that a worker with work gets it from a poller, and an
+ * idle period lasts at most LC_SPIN_OVERSUB_NS of wall time, however many
+ * polls that is: a yield may return at once (other pollers runnable) or
+ * after another process's whole time slice, so a count of polls bounds
+ * nothing.  Polls that do not yield, or an idle worker that sleeps at
+ * once, are both worse there: a non-yielding poller holds a CPU until the
+ * scheduler preempts it while the worker with work waits, and a sleeper
+ * must be woken for every task its node gets (a fork-join program on a
+ * virtual 16-node topology then pays a wake-up per node per round; see
+ * benchmarks/README.md).  The worker's last look before it sleeps counts
+ * as LOCUS_STEAL_SPIN polls (wait.c), so NAFT's look at other nodes still
+ * happens.  A thread waiting at a barrier (a condition word: team.c) is
+ * the exception: there every member but the last polls while the late
+ * ones are the threads with work, and yielding polls kept them from the
+ * CPUs (an OpenMP loop test at 16 threads on 2 CPUs took 4 s instead of
+ * 0.6), so it polls LC_SPIN_FLOOR times without yielding and sleeps; the
+ * last arrival wakes it.  An explicit LOCUS_SPIN is obeyed as it is,
+ * oversubscribed or not.  Everything here is the worker's own: nothing shared is written,
  * and the clock is read only while the worker has nothing to do.
  */
 #ifndef LC_SPIN_H
@@ -56,6 +62,7 @@
 #define LC_SPIN_CHECK 16                 /* polls between two reads of the clock */
 #define LC_SPIN_PREEMPTED_NS 1000000u    /* a gap this long: the worker was descheduled */
 #define LC_SPIN_FLOOR 64                 /* polls besides LOCUS_STEAL_SPIN's */
+#define LC_SPIN_OVERSUB_NS 1000000u      /* an oversubscribed idle period, at most */
 
 static inline unsigned lc_spin_floor(const struct lc_options *o)
 {
@@ -63,17 +70,9 @@ static inline unsigned lc_spin_floor(const struct lc_options *o)
     return f < o->spin ? (unsigned)f : o->spin;
 }
 
-/* The most polls an idle period may have: LOCUS_SPIN, or LC_SPIN_FLOOR
- * when oversubscribed and LOCUS_SPIN is unset. */
-static inline unsigned lc_spin_max(const struct lc_runtime *rt)
-{
-    if (rt->oversubscribed && rt->opt.spin_adapt)
-        return LC_SPIN_FLOOR < rt->opt.spin ? LC_SPIN_FLOOR : rt->opt.spin;
-    return rt->opt.spin;
-}
 static inline void lc_spin_init(struct lc_worker *w)
 {
-    w->spin.limit = lc_spin_max(w->rt);
+    w->spin.limit = w->rt->opt.spin;
     w->spin.last_ns = 0;
 }
 
@@ -84,13 +83,26 @@ static inline void lc_spin_begin(struct lc_worker *w)
         w->spin.last_ns = LC_SPIN_NOW();
 }
 
+/* Whether an oversubscribed poll yields: not while waiting for a
+ * condition word (a barrier: above). */
+static inline int lc_spin_yields(const struct lc_runtime *rt, int word)
+{
+    return rt->oversubscribed && !word;
+}
+
 /* After w's spins-th failed poll of this idle period: 1 when it should
- * stop polling and sleep. */
-static inline int lc_spin_give_up(struct lc_worker *w, unsigned spins)
+ * stop polling and sleep.  word: w waits for a condition word (a barrier
+ * or a task group: team.c), not for work or children. */
+static inline int lc_spin_give_up(struct lc_worker *w, unsigned spins, int word)
 {
     if (spins >= w->spin.limit)
         return 1;
-    if (!w->rt->opt.spin_adapt || spins % LC_SPIN_CHECK)
+    if (!w->rt->opt.spin_adapt)
+        return 0;
+    if (w->rt->oversubscribed)   /* bounded by time, or a few polls (above) */
+        return word ? spins >= LC_SPIN_FLOOR
+                    : LC_SPIN_NOW() - w->spin.last_ns > LC_SPIN_OVERSUB_NS;
+    if (spins % LC_SPIN_CHECK)
         return 0;
     uint64_t now = LC_SPIN_NOW(), gap = now - w->spin.last_ns;
     w->spin.last_ns = now;
@@ -98,8 +110,6 @@ static inline int lc_spin_give_up(struct lc_worker *w, unsigned spins)
         return 0;
     /* the CPU is shared: poll no more than the floor from now on */
     unsigned floor = lc_spin_floor(&w->rt->opt);
-    if (floor > w->spin.limit)
-        floor = w->spin.limit;   /* oversubscribed: already below it */
     w->spin.limit = floor;
     return spins >= floor;
 }
@@ -107,9 +117,9 @@ static inline int lc_spin_give_up(struct lc_worker *w, unsigned spins)
 /* An idle period of spins failed polls ended in work. */
 static inline void lc_spin_found(struct lc_worker *w, unsigned spins)
 {
-    unsigned max = lc_spin_max(w->rt);
-    if (spins && w->spin.limit < max)
-        w->spin.limit = 2 * (uint64_t)w->spin.limit < max ? 2 * w->spin.limit : max;
+    const struct lc_options *o = &w->rt->opt;
+    if (spins && w->spin.limit < o->spin)
+        w->spin.limit = 2 * (uint64_t)w->spin.limit < o->spin ? 2 * w->spin.limit : o->spin;
 }
 
 #endif /* LC_SPIN_H */

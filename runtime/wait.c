@@ -132,16 +132,18 @@ void lc_wake_slow(struct lc_worker *w, int target)
  * failed polls: a thief polling a busy worker's queue at full speed would
  * steal the cache lines of that queue from its owner on every push, and a
  * thief that comes back a little later finds more work queued, so each
- * steal pays for more tasks.  Oversubscribed runs poll without the growing
- * pause and fewer times (spin.h), then sleep: there a polling worker may
- * hold the CPU that the worker with work waits for, so its polls are kept
- * short.  (A sched_yield() per poll, as before, gave the CPU to whoever
- * else was runnable, another poller or another process, a whole time
- * slice at a time under CFS: spin.h.) */
+ * steal pays for more tasks.  On oversubscribed runs give the CPU to a
+ * thread with work at every poll (spin.h bounds such polling by time). */
 #define LC_BACKOFF_MAX 16   /* pauses; one pause is 10-140 cycles, 40 ns in a KVM guest */
-static inline void idle_poll(struct lc_runtime *rt, unsigned spins)
+static inline void idle_poll(struct lc_runtime *rt, unsigned spins, int word)
 {
-    if (rt->oversubscribed) {
+    if (lc_spin_yields(rt, word)) {
+        /* more workers than CPUs: the worker with the work may be waiting
+         * for this CPU, so give it up at every poll */
+        sched_yield();
+        return;
+    }
+    if (rt->oversubscribed) {   /* a barrier's few polls before it sleeps */
         cpu_relax();
         return;
     }
@@ -223,8 +225,8 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             lc_trace_mark(w, LC_EV_IDLE, 0);
             idle = 1;
         }
-        if (!resleep && !lc_spin_give_up(w, ++spins)) {
-            idle_poll(rt, spins);
+        if (!resleep && !lc_spin_give_up(w, ++spins, u->word != NULL)) {
+            idle_poll(rt, spins, u->word != NULL);
             continue;
         }
         resleep = 0;
@@ -247,7 +249,7 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
          * come to wake it */
         if (w->idle_polls < LC_LONE_STEAL_POLLS)
             w->idle_polls = LC_LONE_STEAL_POLLS;
-        /* oversubscribed, the polls before sleeping are fewer than NAFT's
+        /* oversubscribed, the polls before sleeping may be fewer than NAFT's
          * LOCUS_STEAL_SPIN (spin.h): the last look is at the other nodes too */
         if (rt->oversubscribed && rt->opt.spin_adapt && w->idle_polls < rt->opt.steal_spin)
             w->idle_polls = rt->opt.steal_spin;

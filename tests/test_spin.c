@@ -6,8 +6,10 @@
  * that NAFT's look at other nodes still happens) and sleeps; each idle
  * period that ends in work doubles the limit back up to LOCUS_SPIN; an
  * explicit LOCUS_SPIN is obeyed as it is.  With more workers than CPUs
- * (oversubscribed) the limit is LC_SPIN_FLOOR from the start and work found
- * never raises it above that (unless LOCUS_SPIN is given).  spin.h reads a clock of this
+ * (oversubscribed; each poll yields) an idle period ends after
+ * LC_SPIN_OVERSUB_NS of the clock, whatever the count, and within
+ * LOCUS_SPIN polls (unless LOCUS_SPIN is given: then the count alone),
+ * and a wait at a barrier after LC_SPIN_FLOOR polls that do not yield.  spin.h reads a clock of this
  * test's own (fake_ns), which moves only when a test moves it, so nothing
  * here depends on how fast this machine is or how the test thread is
  * scheduled (with the real clock, a test descheduled for a millisecond
@@ -49,7 +51,7 @@ static void setup_worker(unsigned spin, unsigned steal_spin, int adapt)
 static unsigned poll_until_give_up(unsigned from)
 {
     unsigned s = from;
-    while (!lc_spin_give_up(&w, ++s))
+    while (!lc_spin_give_up(&w, ++s, 0))
         if (s > 10000000u)
             fail_msg("never gives up");
     return s;
@@ -62,9 +64,9 @@ static void test_full_limit_on_an_own_cpu(void **state)
     /* looks at the clock every LC_SPIN_CHECK polls, no gap: all 20000 */
     for (unsigned s = 1; s < 20000; s++) {
         /* the clock does not move: as if polling took no time */
-        assert_false(lc_spin_give_up(&w, s));
+        assert_false(lc_spin_give_up(&w, s, 0));
     }
-    assert_true(lc_spin_give_up(&w, 20000));
+    assert_true(lc_spin_give_up(&w, 20000, 0));
     assert_int_equal(w.spin.limit, 20000);
 }
 
@@ -76,16 +78,16 @@ static void test_descheduled_polls_only_the_floor(void **state)
     assert_int_equal(lc_spin_floor(&rt.opt), floor);
     /* descheduled before the floor: goes on to the floor, then sleeps */
     fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;   /* descheduled meanwhile */
-    assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
+    assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK, 0));
     assert_int_equal(w.spin.limit, floor);
     assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), floor);
     /* descheduled past the floor: sleeps at once */
     setup_worker(20000, 200, 1);
     for (unsigned s = 1; s < 1024; s++) {
-        assert_false(lc_spin_give_up(&w, s));
+        assert_false(lc_spin_give_up(&w, s, 0));
     }
     fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;   /* descheduled meanwhile */
-    assert_true(lc_spin_give_up(&w, 1024));
+    assert_true(lc_spin_give_up(&w, 1024, 0));
     assert_int_equal(w.spin.limit, floor);
 }
 
@@ -110,39 +112,52 @@ static void test_explicit_spin_obeyed(void **state)
     (void)state;
     setup_worker(5000, 200, 0);      /* LOCUS_SPIN=5000 given */
     fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;   /* descheduled meanwhile */
-    assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
+    assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK, 0));
     assert_int_equal(w.spin.limit, 5000);
     assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), 5000);
     /* a small LOCUS_SPIN caps the floor; 0 sleeps at the first failed poll */
     setup_worker(100, 200, 1);
     assert_int_equal(lc_spin_floor(&rt.opt), 100);
     setup_worker(0, 200, 1);
-    assert_true(lc_spin_give_up(&w, 1));
+    assert_true(lc_spin_give_up(&w, 1, 0));
 }
 
-static void test_oversubscribed_polls_little(void **state)
+static void test_oversubscribed_polls_for_a_while(void **state)
 {
     (void)state;
     setup_worker_over(20000, 200, 1, 1);
-    assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
-    /* no gap seen on the clock: still only LC_SPIN_FLOOR polls */
-    assert_int_equal(poll_until_give_up(0), LC_SPIN_FLOOR);
-    /* a gap does not raise it to the (larger) NAFT floor either */
+    assert_int_equal(w.spin.limit, 20000);
+    /* the clock standing still: polls go on, each yielding, up to the count */
+    for (unsigned s = 1; s < 1000; s++)
+        assert_false(lc_spin_give_up(&w, s, 0));
+    /* once the idle period is longer than LC_SPIN_OVERSUB_NS: sleep, at
+     * any poll (not only every LC_SPIN_CHECK-th) */
+    fake_ns += LC_SPIN_OVERSUB_NS;
+    assert_false(lc_spin_give_up(&w, 1001, 0));
+    fake_ns += 1;
+    assert_true(lc_spin_give_up(&w, 1001, 0));
+    /* the count still bounds it */
+    setup_worker_over(20000, 200, 1, 1);
+    assert_int_equal(poll_until_give_up(0), 20000);
+    /* the limit is not lowered by the long gap (yields make such gaps) */
     setup_worker_over(20000, 200, 1, 1);
     fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
-    assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK));
-    assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
-    /* work found does not double it past LC_SPIN_FLOOR */
-    for (int i = 0; i < 5; i++)
-        lc_spin_found(&w, 5);
-    assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
-    /* an explicit LOCUS_SPIN is obeyed oversubscribed too */
+    assert_true(lc_spin_give_up(&w, LC_SPIN_CHECK, 0));
+    assert_int_equal(w.spin.limit, 20000);
+    /* waiting at a barrier (a condition word): LC_SPIN_FLOOR polls, then sleep */
+    setup_worker_over(20000, 200, 1, 1);
+    for (unsigned s = 1; s < LC_SPIN_FLOOR; s++)
+        assert_false(lc_spin_give_up(&w, s, 1));
+    assert_true(lc_spin_give_up(&w, LC_SPIN_FLOOR, 1));
+    assert_true(lc_spin_yields(&rt, 0));
+    assert_false(lc_spin_yields(&rt, 1));
+    rt.oversubscribed = 0;
+    assert_false(lc_spin_yields(&rt, 0));
+    /* an explicit LOCUS_SPIN is obeyed oversubscribed too: the count alone */
     setup_worker_over(5000, 200, 0, 1);
     assert_int_equal(w.spin.limit, 5000);
+    fake_ns += 10 * (uint64_t)LC_SPIN_OVERSUB_NS;
     assert_int_equal(poll_until_give_up(0), 5000);
-    /* the spin option caps it (the same rule as lc_spin_floor's) */
-    setup_worker_over(10, 200, 1, 1);
-    assert_int_equal(w.spin.limit, 10);
 }
 
 int main(void)
@@ -152,7 +167,7 @@ int main(void)
         cmocka_unit_test(test_descheduled_polls_only_the_floor),
         cmocka_unit_test(test_work_found_doubles_back),
         cmocka_unit_test(test_explicit_spin_obeyed),
-        cmocka_unit_test(test_oversubscribed_polls_little),
+        cmocka_unit_test(test_oversubscribed_polls_for_a_while),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
