@@ -48,9 +48,16 @@ best = max(tiles, key=lambda t: med[f"chol_locus_{t}"])
 for k in sorted(med):
     print(f"{k:18} {med[k]:10.2f}  (min {min(vals[k]):.2f}, max {max(vals[k]):.2f})")
 cl, co = med[f"chol_locus_{best}"], med[f"chol_omp_{best}"]
-print(f"cholesky (best tile {best}): {cl:.2f} GFLOP/s = {cl / med['dgemm']:.3f} x DGEMM rate "
-      f"(target >= 0.85), {cl / co:.3f} x libgomp (target >= 1.05), {cl / med['potrf']:.3f} x OpenBLAS dpotrf")
 jl = med["jacobi_locus"]
-print(f"jacobi: {jl:.2f} GB/s = {jl / med['stream']:.3f} x STREAM triad (target >= 0.9), "
-      f"{jl / med['jacobi_omp']:.3f} x libgomp")
+# the targets of issue 15: (what, ratio, at least)
+checks = [
+    (f"cholesky (best tile {best}) / DGEMM rate", cl / med["dgemm"], 0.9),
+    (f"cholesky (best tile {best}) / OpenBLAS dpotrf", cl / med["potrf"], 1.0),
+    (f"cholesky (best tile {best}) / libgomp, same tiles", cl / co, 1.05),
+    ("jacobi / STREAM triad", jl / med["stream"], 0.9),
+]
+print(f"cholesky: {cl:.2f} GFLOP/s (tile {best}); jacobi: {jl:.2f} GB/s, "
+      f"{jl / med['jacobi_omp']:.3f} x libgomp (no target)")
+for what, r, target in checks:
+    print(f"{what:48} {r:6.3f}  target >= {target:<4}  {'met' if r >= target else 'MISSED'}")
 PY
