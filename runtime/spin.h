@@ -39,11 +39,12 @@
  * happens.  A thread waiting at a barrier (a condition word: team.c) is
  * the exception: there every member but the last polls while the late
  * ones are the threads with work, and yielding polls kept them from the
- * CPUs (an OpenMP loop test at 16 threads on 2 CPUs took 4 s instead of
- * 0.6), so it polls LC_SPIN_FLOOR times without yielding and sleeps; the
- * last arrival wakes it.  An explicit LOCUS_SPIN is obeyed as it is,
- * oversubscribed or not.  Everything here is the worker's own: nothing shared is written,
- * and the clock is read only while the worker has nothing to do.
+ * CPUs (OpenMP loop tests ran several times slower than libgomp:
+ * benchmarks/README.md), so it polls LC_SPIN_FLOOR times without yielding
+ * and sleeps; the last arrival wakes it.  An explicit LOCUS_SPIN is obeyed
+ * as it is, oversubscribed or not.  Everything here is the worker's own:
+ * nothing shared is written, and the clock is read only while the worker
+ * has nothing to do.
  */
 #ifndef LC_SPIN_H
 #define LC_SPIN_H
