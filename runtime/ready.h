@@ -56,9 +56,11 @@ enum lc_ready_act {
 /*
  * The decision, for a task of priority prio bound for node (-1: any) that
  * became ready by how.  A spawned task runs at once when bodies are shorter than a
- * hand-over to another core (grain.h: its body only) or when w has a long
- * queue already (lc_backlog_own: deferring more only costs a push and a
- * pop); never when the policy placed it on another node.  Asking grain.h
+ * hand-over to another core (grain.h: its body only; a dependency-free
+ * one is queued still while w keeps fewer than a few tasks queued for idle
+ * workers, sched/steal.h) or when w has a long queue already
+ * (lc_backlog_own: deferring more only costs a push and a pop); never when
+ * the policy placed it on another node.  Asking grain.h
  * has a side effect (its clock), so a spawn decides once and keeps the
  * answer.  Nor while a task of higher priority waits on w's node
  * (sched/prio.h): it would start first.  (A released task run next is

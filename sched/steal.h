@@ -161,9 +161,9 @@ static inline int lc_backlog_own(struct lc_worker *w)
  * thieves take from that stock at their pace (each at a hand-over's cost,
  * which is theirs to pay, being idle), and a spawner nobody takes from
  * pushes this many and then runs the rest itself.  Not for bodies far
- * shorter than a hand-over (lc_grain_shareable in runtime/grain.h).  Several per other
- * worker, so that a thief rarely finds a lone task (lc_may_steal) and
- * waits; at most half the backlog.
+ * shorter than a hand-over (lc_grain_shareable in runtime/grain.h).
+ * Several per other worker, so that a thief rarely finds a lone task
+ * (lc_may_steal) and waits; at most half the backlog.
  */
 #define LC_STOCK_PER_WORKER 4
 
