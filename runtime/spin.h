@@ -84,6 +84,14 @@ static inline void lc_spin_begin(struct lc_worker *w)
         w->spin.last_ns = LC_SPIN_NOW();
 }
 
+/* Polls of a condition word (a barrier, a team's next job or its join:
+ * team.c) before sleeping on it: oversubscribed with LOCUS_SPIN unset,
+ * LC_SPIN_FLOOR, which do not yield (above); else LOCUS_SPIN. */
+static inline unsigned lc_spin_word_polls(const struct lc_runtime *rt)
+{
+    return rt->oversubscribed && rt->opt.spin_adapt ? LC_SPIN_FLOOR : rt->opt.spin;
+}
+
 /* Whether an oversubscribed poll yields: not while waiting for a
  * condition word (a barrier: above). */
 static inline int lc_spin_yields(const struct lc_runtime *rt, int word)
@@ -101,7 +109,7 @@ static inline int lc_spin_give_up(struct lc_worker *w, unsigned spins, int word)
     if (!w->rt->opt.spin_adapt)
         return 0;
     if (w->rt->oversubscribed)   /* bounded by time, or a few polls (above) */
-        return word ? spins >= LC_SPIN_FLOOR
+        return word ? spins >= lc_spin_word_polls(w->rt)
                     : LC_SPIN_NOW() - w->spin.last_ns > LC_SPIN_OVERSUB_NS;
     if (spins % LC_SPIN_CHECK)
         return 0;

@@ -51,19 +51,11 @@ void lc_implicit_end(struct lc_worker *w, struct lc_task *saved)
     lc_task_release(&w->pool, w->npool, t);
 }
 
-/* Polls of a word another thread will change before sleeping on it.
- * Oversubscribed (and LOCUS_SPIN unset), few: the thread that will change
- * it needs a CPU to get there (spin.h says why polls do not yield). */
-static unsigned team_spins(const struct lc_runtime *rt)
-{
-    return rt->oversubscribed && rt->opt.spin_adapt ? LC_SPIN_FLOOR : rt->opt.spin;
-}
-
 void lc_team_loop(struct lc_worker *w)
 {
     struct lc_runtime *rt = w->rt;
     uint32_t seen = 0;   /* the epoch before any job: a job posted early is not missed */
-    unsigned max_spins = team_spins(rt);
+    unsigned max_spins = lc_spin_word_polls(rt);
 
     for (;;) {
         uint32_t e;
@@ -149,7 +141,7 @@ void lc_team_join(struct lc_task *saved)
     lc_implicit_end(w, saved);
     /* members only leave after fn, whose last act is the team's barrier:
      * poll a while, then sleep until the last one wakes this thread */
-    unsigned spins = 0, max_spins = team_spins(rt);
+    unsigned spins = 0, max_spins = lc_spin_word_polls(rt);
     while (atomic_load_explicit(&rt->job_running, memory_order_acquire) > 0) {
         if (++spins < max_spins) {
             cpu_relax();
