@@ -27,7 +27,13 @@
 
 #include "locus.h"
 
-#define LC_INLINE_ARG 64
+/* Argument copies up to this size live in the descriptor (lines 4-5),
+ * larger ones in a block of their own, allocated at the spawn and freed at
+ * the completion, often on another core.  Two lines, because arguments of
+ * real tasks (a few pointers, sizes and indices, an OpenMP task's
+ * firstprivate block) are often larger than one; only the lines an
+ * argument fills are touched. */
+#define LC_INLINE_ARG 128
 #define LC_INLINE_EDGES 8   /* with the fields around them, lines 1-3 exactly */
 #define LC_KEPT_PREDS 4     /* at most this many entries in kept[] (below) */
 #define LC_GUARD (1u << 30)
@@ -134,9 +140,10 @@ struct lc_task {
     /* valid only with LC_TF_GROUPS, so that a spawn need not write it */
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
 
+    /* lines 4-5 */
     _Alignas(64) unsigned char argbuf[LC_INLINE_ARG];
 
-    /* line 5: read and written only while tracing (trace/trace.h), so a
+    /* line 6: read and written only while tracing (trace/trace.h), so a
      * run without it never touches this line */
     _Alignas(64) struct lc_task_trace tr;
 };

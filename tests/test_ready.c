@@ -27,17 +27,22 @@
 #include "steal.h"
 #include "team.h"
 
-/* The argument: small fits the descriptor's inline buffer, big does not. */
+/* The argument: small fits the descriptor's inline buffer, big does not.
+ * small is larger than one line, as arguments of real tasks often are (a
+ * few pointers, sizes and indices): the inline buffer takes two. */
 struct arg_small {
     int id;
     int value;
-    unsigned char pad[32];
+    unsigned char pad[88];
 };
 struct arg_big {
     int id;
     int value;
     unsigned char pad[200];
 };
+_Static_assert(sizeof(struct arg_small) > 64 && sizeof(struct arg_small) <= LC_INLINE_ARG,
+               "arg_small: more than a line, inline");
+_Static_assert(sizeof(struct arg_big) > LC_INLINE_ARG, "arg_big: not inline");
 
 enum { MAXP = 64 };
 
@@ -49,13 +54,16 @@ static struct seen {
     int64_t group_pending;  /* the open group's count while it ran, -1 none */
     int64_t pending_before; /* and just before its spawn */
     int order;              /* position among the probes that ran */
+    int in_descriptor;      /* its argument was in its descriptor's inline buffer */
+    int big;                /* spawned with arg_big */
 } seen[MAXP];
 static atomic_int g_order;
 static struct lc_taskgroup *g_group;
 
-static void scribble(int id, int *value, unsigned char *pad, size_t padlen)
+static void scribble(const void *arg, int id, int *value, unsigned char *pad, size_t padlen)
 {
     struct seen *s = &seen[id];
+    s->in_descriptor = arg == (const void *)lc_self->cur->argbuf;
     s->value = *value;
     s->pad_ok = 1;
     for (size_t i = 0; i < padlen; i++)
@@ -72,13 +80,13 @@ static void scribble(int id, int *value, unsigned char *pad, size_t padlen)
 static void small_body(void *arg)
 {
     struct arg_small *a = arg;
-    scribble(a->id, &a->value, a->pad, sizeof a->pad);
+    scribble(a, a->id, &a->value, a->pad, sizeof a->pad);
 }
 
 static void big_body(void *arg)
 {
     struct arg_big *a = arg;
-    scribble(a->id, &a->value, a->pad, sizeof a->pad);
+    scribble(a, a->id, &a->value, a->pad, sizeof a->pad);
 }
 
 static void nop(void *arg)
@@ -107,6 +115,7 @@ static void probe(int id, int big, int with_dep, int ran_at_once)
     atomic_store(&seen[id].ran, 0);
     seen[id].value = 0;
     seen[id].pending_before = g_group ? atomic_load(&g_group->pending) : -1;
+    seen[id].big = big;
     if (big) {
         struct arg_big a = { .id = id, .value = 1000 + id };
         fill_pad(a.pad, sizeof a.pad, id);
@@ -142,6 +151,9 @@ static void check_probes(int first, int last, int in_group, int ran_at_once, int
         assert_int_equal(atomic_load(&seen[id].ran), 1);
         assert_int_equal(seen[id].value, 1000 + id);
         assert_true(seen[id].pad_ok);
+        /* a copy that fits (LC_INLINE_ARG) is in the descriptor, on every
+         * path; a larger one in a block of its own */
+        assert_int_equal(seen[id].in_descriptor, !seen[id].big);
         /* at least this task's count (a queued task may run in the
          * group's end, which gives the owner's reference back first; its
          * ran above says the end waited for it); a task run at once, one
