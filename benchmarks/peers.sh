@@ -4,7 +4,9 @@
 # Locus against the same tiles on libgomp, OpenBLAS's own multithreaded
 # dpotrf and the DGEMM rate; Jacobi on Locus against its libgomp version and
 # the STREAM triad.  Prints medians over ROUNDS rounds and the ratios the
-# targets are about (benchmarks/README.md).
+# targets are about (benchmarks/README.md), and for each tile size the
+# Cholesky kernel bound (lapack_peer --bound: the rate its tile kernels
+# allow when no worker ever waits) with each runtime's share of it.
 # Usage: benchmarks/peers.sh   Environment: THREADS (default nproc), ROUNDS
 #   (default 5), N (Cholesky order, default 8192), TILES (default "256 512"),
 #   JACOBI (jacobi preset, default small).
@@ -29,6 +31,8 @@ for r in $(seq 1 "$rounds"); do
     for t in $tiles; do
         echo "chol_locus_$t $("$b/cholesky" --n "$n" --tile "$t" | metric)" >>"$tmp/m"
         echo "chol_omp_$t $("$b/cholesky-omp" --n "$n" --tile "$t" | metric)" >>"$tmp/m"
+        echo "chol_bound_$t $("$b/lapack_peer" --bound "$n" --tile "$t" --threads "$threads" \
+                             | metric)" >>"$tmp/m"
     done
     echo "potrf $("$b/lapack_peer" --potrf "$n" --threads "$threads" | metric)" >>"$tmp/m"
     echo "dgemm $("$b/lapack_peer" --dgemm "$n" --threads "$threads" | metric)" >>"$tmp/m"
@@ -58,6 +62,10 @@ checks = [
 ]
 print(f"cholesky: {cl:.2f} GFLOP/s (tile {best}); jacobi: {jl:.2f} GB/s, "
       f"{jl / med['jacobi_omp']:.3f} x libgomp (no target)")
+for t in tiles:
+    kb = med[f"chol_bound_{t}"]
+    print(f"cholesky tile {t}: kernel bound {kb:.2f} GFLOP/s = {kb / med['dgemm']:.3f} x DGEMM; "
+          f"Locus {med[f'chol_locus_{t}'] / kb:.3f} of it, libgomp {med[f'chol_omp_{t}'] / kb:.3f}")
 for what, r, target in checks:
     print(f"{what:48} {r:6.3f}  target >= {target:<4}  {'met' if r >= target else 'MISSED'}")
 PY

@@ -25,6 +25,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,6 +569,77 @@ static void test_granularity_quick(void **state)
     run_free(&r);
 }
 
+/*
+ * lapack_peer --bound: the Cholesky kernel bound peers.sh divides by.  Its
+ * RESULT line must be the rate of max(kernel time / workers, critical
+ * path) that it prints beside it, and the bound must not grow with fewer
+ * workers; a tile that does not divide the order, or either option
+ * without the other, exits 2.  (Rates are not asserted: timings.)
+ */
+static double bound_seconds(const char *path, const char *workers, double *kernel, double *crit)
+{
+    char *argv[] = { (char *)path, "--bound", "512", "--tile", "128", "--threads",
+                     (char *)workers, NULL };
+    print_message("%s --bound 512 --tile 128 --threads %s\n", path, workers);
+    struct run r = run_prog(argv, NULL, RUN_TIMEOUT_S);
+    char buf[64];
+    const char *k = strstr(r.out, "kernel time ");
+    const char *c = strstr(r.out, "critical path ");
+    int ok = r.status == 0 && has_result_line(r.out) && k && c
+             && strcmp(result_field(r.out, "impl", buf, sizeof buf), "kernel-bound") == 0
+             && sscanf(k, "kernel time %lf", kernel) == 1
+             && sscanf(c, "critical path %lf", crit) == 1;
+    double secs = ok ? atof(result_field(r.out, "seconds", buf, sizeof buf)) : 0.0;
+    if (!ok || !(secs > 0.0)) {
+        int st = r.status;
+        describe("lapack_peer --bound", &r);
+        run_free(&r);
+        fail_msg("lapack_peer --bound 512 --tile 128: exit %d; expected exit 0, the kernel time "
+                 "and critical path, and a RESULT line with impl=kernel-bound", st);
+    }
+    run_free(&r);
+    return secs;
+}
+
+static void test_kernel_bound(void **state)
+{
+    (void)state;
+    char path[PATH_MAX + 64];
+    if (!need_bench("lapack_peer", path, sizeof path))
+        return;
+    double kernel, crit;
+    for (int workers = 1; workers <= 4; workers *= 4) {
+        char wbuf[8];
+        snprintf(wbuf, sizeof wbuf, "%d", workers);
+        double secs = bound_seconds(path, wbuf, &kernel, &crit);
+        double want = kernel / workers > crit ? kernel / workers : crit;
+        if (fabs(secs - want) > 2e-6 + 1e-3 * want)   /* both printed to 1 us */
+            fail_msg("--threads %d: bound %.6f s; expected max(%.6f / %d, %.6f) = %.6f", workers,
+                     secs, kernel, workers, crit, want);
+        if (!(crit > 0.0 && crit <= kernel))
+            fail_msg("--threads %d: critical path %.6f s outside (0, kernel time %.6f]", workers,
+                     crit, kernel);
+    }
+    static const char *const bad[][6] = {
+        { "--bound", "500", "--tile", "128" },
+        { "--bound", "512" },
+        { "--tile", "128", "--dgemm", "64" },
+        { "--bound", "512", "--tile", "0" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *argv[8] = { path };
+        for (int j = 0; bad[i][j]; j++)
+            argv[j + 1] = (char *)bad[i][j];
+        struct run r = run_prog(argv, NULL, RUN_TIMEOUT_S);
+        int said = r.err[strspn(r.err, " \t\n")] != '\0';
+        int st = r.status;
+        run_free(&r);
+        if (st != 2 || !said)
+            fail_msg("lapack_peer %s %s %s %s: exit %d; expected exit 2 and a message", bad[i][0],
+                     bad[i][1], bad[i][2] ? bad[i][2] : "", bad[i][3] ? bad[i][3] : "", st);
+    }
+}
+
 /* A run that skips or duplicates a task must fail verification in every
  * pattern (exit 1, verified=0, a message on stderr). */
 static void test_granularity_faults(void **state)
@@ -816,6 +888,7 @@ int main(int argc, char **argv)
         BENCH_TESTS("streamcluster"),
         BENCH_TESTS("inthist"),
         { "benchmarks/run: sweep, resume, refusals", test_driver, NULL, NULL, NULL },
+        { "lapack_peer --bound: the Cholesky kernel bound", test_kernel_bound, NULL, NULL, NULL },
         { "benchmarks/plot: figures and table3.md", test_plot, NULL, NULL, NULL },
         { "granularity: --quick, every pattern verified", test_granularity_quick, NULL, NULL, NULL },
         { "granularity: a skipped or duplicated task fails verification", test_granularity_faults,

@@ -5,7 +5,15 @@
  *               cholesky.c (cholesky_kernels.h's generator), stored whole
  *               and column-major: what a program gets without a task runtime;
  *   --dgemm N   the DGEMM rate of N x N matrices (median of 3), the ceiling
- *               any tiled factorisation built on this BLAS can approach.
+ *               any tiled factorisation built on this BLAS can approach;
+ *   --bound N --tile B  the kernel bound of the tiled factorisation: each
+ *               tile kernel (cholesky_kernels.h) timed alone on one
+ *               thread with its tiles in cache (best of a few runs), and the
+ *               rate a schedule of N/B x N/B tiles on T workers would reach
+ *               if no worker ever waited and every kernel ran that fast:
+ *               n^3/3 over max(kernel time / T, critical path).  No task
+ *               runtime can beat it with these kernels; what a runtime
+ *               loses is the distance to it.
  * Threads: --threads T is given to OpenBLAS (openblas_set_num_threads).
  * No Locus here: no tasks, no locus_init.
  */
@@ -15,18 +23,24 @@
 #include "cholesky_common.h"
 
 #define PEER_DGEMM_RUNS 3
+#define PEER_BOUND_RUNS 5
 
 static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
-            "usage: %s (--potrf N | --dgemm N) [--threads T] [--reps R]\n"
+            "usage: %s (--potrf N | --dgemm N | --bound N --tile B) [--threads T] [--reps R]\n"
             "OpenBLAS baselines for the Cholesky benchmark.\n"
             "  --potrf N    time LAPACKE_dpotrf (lower) on the N x N test matrix of\n"
             "               build/bench/cholesky, R times (default 1) on a fresh copy\n"
             "  --dgemm N    time C = A B on N x N matrices, median of %d runs\n"
-            "  --threads T  OpenBLAS threads (default: the online CPUs)\n"
+            "  --bound N    the kernel bound of build/bench/cholesky --n N --tile B on T\n"
+            "               workers: its tile kernels timed one at a time on one thread,\n"
+            "               tiles in cache (best of %d), as if no worker ever waited\n"
+            "  --tile B     the tile order of --bound (must divide N)\n"
+            "  --threads T  OpenBLAS threads, or the workers of --bound (default: the\n"
+            "               online CPUs)\n"
             "  --help       this text\n",
-            prog, PEER_DGEMM_RUNS);
+            prog, PEER_DGEMM_RUNS, PEER_BOUND_RUNS);
 }
 
 /* The preset whose matrix order is n, so rows can be joined by size. */
@@ -154,10 +168,89 @@ static void run_dgemm(long n, int threads, const char *blas)
     free(c);
 }
 
+/* Seconds of the fastest of PEER_BOUND_RUNS calls of kernel k (0 potrf, 1
+ * trsm, 2 syrk, 3 gemm) on b x b tiles, each run on fresh copies of the
+ * same tiles (a factor of a diagonal tile for potrf's input and trsm's
+ * triangle), warm in cache. */
+static double time_kernel(int k, int b, double *lkk, double *x, double *y, double *c)
+{
+    size_t bytes = (size_t)b * (size_t)b * sizeof(double);
+    double *w = malloc(bytes);
+    if (!w) {
+        fprintf(stderr, "lapack_peer: out of memory for a %d x %d tile\n", b, b);
+        exit(1);
+    }
+    double best = INFINITY;
+    for (int run = 0; run < PEER_BOUND_RUNS + 1; run++) {   /* the first warms up */
+        memcpy(w, k == 1 ? x : c, bytes);   /* trsm solves x; the others update c */
+        double t0 = bench_now();
+        switch (k) {
+        case 0: (void)chol_potrf(w, b); break;
+        case 1: chol_trsm(lkk, w, b); break;
+        case 2: chol_syrk(y, w, b); break;
+        default: chol_gemm(x, y, w, b); break;
+        }
+        double secs = bench_now() - t0;
+        if (run > 0 && secs < best)
+            best = secs;
+    }
+    free(w);
+    return best;
+}
+
+static void run_bound(const char *prog, long n, int b, int workers, const char *blas)
+{
+    if (n % b != 0)
+        bench_die(prog, "--tile %d does not divide --bound %ld", b, n);
+    size_t bytes = (size_t)b * (size_t)b * sizeof(double);
+    double *lkk = malloc(bytes), *x = malloc(bytes), *y = malloc(bytes), *c = malloc(bytes);
+    if (!lkk || !x || !y || !c) {
+        fprintf(stderr, "lapack_peer: out of memory for %d x %d tiles\n", b, b);
+        exit(1);
+    }
+    /* the matrix's own tiles: (1,0) and (2,0) off the diagonal, (0,0) on it
+     * (whole, SPD), and L_00 its factor */
+    chol_gen_tile(x, 1, 0, b, n);
+    chol_gen_tile(y, 2, 0, b, n);
+    chol_gen_tile(c, 0, 0, b, n);
+    memcpy(lkk, c, bytes);
+    if (chol_potrf(lkk, b) != 0)
+        bench_die(prog, "dpotrf of the first %d x %d tile failed", b, b);
+
+    openblas_set_num_threads(1);   /* a task's kernel runs on one thread */
+    double t[4];
+    for (int k = 0; k < 4; k++)
+        t[k] = time_kernel(k, b, lkk, x, y, c);
+    double nt = (double)(n / b);
+    double count[4] = { nt, nt * (nt - 1) / 2, nt * (nt - 1) / 2, nt * (nt - 1) * (nt - 2) / 6 };
+    double work = 0.0;
+    for (int k = 0; k < 4; k++)
+        work += count[k] * t[k];
+    /* potrf(k) -> trsm(k+1, k) -> syrk(k+1, k) -> potrf(k+1) */
+    double path = nt * t[0] + (nt - 1) * (t[1] + t[2]);
+    double secs = work / workers > path ? work / workers : path;
+    double f = (double)b * b * b;
+    printf("  tile kernels, one thread, GFLOP/s: potrf %.1f trsm %.1f syrk %.1f gemm %.1f; "
+           "kernel time %.6f s, critical path %.6f s\n", f / 3 / t[0] * 1e-9, f / t[1] * 1e-9,
+           f / t[2] * 1e-9, 2 * f / t[3] * 1e-9, work, path);
+    char params[96];
+    snprintf(params, sizeof params, "n=%ld,b=%d,workers=%d", n, b, workers);
+    struct bench_result r = {
+        .benchmark = "cholesky", .size = size_name(n), .params = params, .seconds = secs,
+        .metric = (double)n * n * n / 3.0 / secs * 1e-9, .metric_unit = "GFLOP/s",
+        .verified = -1, .blas = blas, .impl = "kernel-bound",
+    };
+    bench_print(&r);
+    free(lkk);
+    free(x);
+    free(y);
+    free(c);
+}
+
 int main(int argc, char **argv)
 {
     const char *prog = argv[0];
-    long potrf = 0, dgemm = 0, reps = 1;
+    long potrf = 0, dgemm = 0, bound = 0, tile = 0, reps = 1;
     long threads = sysconf(_SC_NPROCESSORS_ONLN);
     char blas[64];
 
@@ -172,6 +265,12 @@ int main(int argc, char **argv)
         } else if (!strcmp(arg, "--dgemm")) {
             dgemm = bench_parse_long(prog, arg, argv[i + 1], 1, 100000);
             i++;
+        } else if (!strcmp(arg, "--bound")) {
+            bound = bench_parse_long(prog, arg, argv[i + 1], 1, 100000);
+            i++;
+        } else if (!strcmp(arg, "--tile")) {
+            tile = bench_parse_long(prog, arg, argv[i + 1], 1, 100000);
+            i++;
         } else if (!strcmp(arg, "--threads")) {
             threads = bench_parse_long(prog, arg, argv[i + 1], 1, 1024);
             i++;
@@ -182,15 +281,19 @@ int main(int argc, char **argv)
             bench_die(prog, "unknown option '%s' (try --help)", arg);
         }
     }
-    if (!potrf == !dgemm)
-        bench_die(prog, "give exactly one of --potrf N and --dgemm N (try --help)");
+    if (!!potrf + !!dgemm + !!bound != 1)
+        bench_die(prog, "give exactly one of --potrf N, --dgemm N and --bound N (try --help)");
+    if (!bound != !tile)
+        bench_die(prog, "--tile B goes with --bound N, and --bound N needs it (try --help)");
     if (threads < 1)
         threads = 1;
 
     bench_blas(blas, sizeof blas, 1);   /* sets one thread: set ours after it */
     openblas_set_num_threads((int)threads);
     chol_warmup(256);
-    if (potrf)
+    if (bound)
+        run_bound(prog, bound, (int)tile, (int)threads, blas);
+    else if (potrf)
         run_potrf(potrf, (int)threads, (int)reps, blas);
     else
         run_dgemm(dgemm, (int)threads, blas);
