@@ -315,8 +315,10 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
 }
 
 /* The common case stays short: a deferred task in a team, its block
- * copied by value at an alignment the runtime gives, a few dependences,
- * no priority clause (a priority goes the general way, through
+ * copied by value or by gcc's copy function (cpyfn: what gcc emits when a
+ * firstprivate block holds more than plain copies) into the task's own
+ * argument at an alignment the runtime gives, a few dependences, no
+ * priority clause (a priority goes the general way, through
  * locus_spawn_attr). */
 #define FAST_DEPS 8
 GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
@@ -326,7 +328,7 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
     const struct gomp_thread *thr = &gomp_thr;
     if (__builtin_expect(gomp_icv.cancellation, 0) && gomp_task_creation_cancelled())
         return;   /* in a cancelled region or taskgroup no task is created (cancel.c) */
-    if (__builtin_expect(thr->team && !thr->team->nested && !thr->in_final && if_clause && !cpyfn
+    if (__builtin_expect(thr->team && !thr->team->nested && !thr->in_final && if_clause
                          && !(flags & (TF_FINAL | TF_DETACH | TF_PRIORITY))
                          && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64)), 1)) {
         size_t n = (flags & TF_DEPEND) && depend ? depend_count(depend) : 0;
@@ -334,7 +336,8 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
             locus_dep_t deps[FAST_DEPS];
             if (n)
                 depend_convert(depend, deps);
-            if (locus_spawn(fn, data, (size_t)arg_size, deps, n) == 0)
+            if ((cpyfn ? lc_spawn_copied(fn, data, (size_t)arg_size, cpyfn, deps, n)
+                       : locus_spawn(fn, data, (size_t)arg_size, deps, n)) == 0)
                 return;
             /* out of memory: nothing was created; the general path copes */
         }

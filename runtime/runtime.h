@@ -307,6 +307,14 @@ int lc_reduction_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
 int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
                     const locus_dep_t *deps, size_t ndeps, int hint, int prio,
                     const char *label, locus_task_fn name_fn);
+/* A function that makes a task's argument copy at dst from src: an OpenMP
+ * task's copy constructor (GOMP_task's cpyfn). */
+typedef void (*lc_copy_fn)(void *dst, void *src);
+/* spawn.c: locus_spawn() with its argument copy (arg_size bytes, at an
+ * alignment of 64 up to LC_INLINE_ARG bytes and of 16 above) made by
+ * cpyfn(copy, arg), as libgomp makes a task's firstprivate block */
+int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
+                    const locus_dep_t *deps, size_t ndeps);
 
 /* attr.c: checks an options structure whose first field is its size as the
  * caller compiled it (locus_task_attr_t, locus_place_t): size >= min (the

@@ -23,15 +23,15 @@
 /* How often (in spawns) the spawner looks at how far its children lag. */
 #define LC_THROTTLE_CHECK 64
 
-/* Inlined into both spawns (locus_spawn, lc_spawn_hinted): with two
- * callers GCC would call them out of line, where it inlined them into the
- * one spawn there was before. */
+/* Inlined into every spawn (locus_spawn, lc_spawn_hinted, lc_spawn_copied):
+ * with several callers GCC would call them out of line, where it inlined
+ * them into the one spawn there was before. */
 #define LC_SPAWN_PART static inline __attribute__((always_inline))
 LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total);
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
-                             size_t arg_size, const locus_dep_t *deps, size_t ndeps,
-                             uint64_t dep_bytes, int hint, int prio, const char *label,
-                             locus_task_fn name_fn);
+                             size_t arg_size, lc_copy_fn cpyfn, const locus_dep_t *deps,
+                             size_t ndeps, uint64_t dep_bytes, int hint, int prio,
+                             const char *label, locus_task_fn name_fn);
 
 int lc_not_worker(const char *fn)
 {
@@ -155,25 +155,31 @@ static void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_
 }
 
 /* Gives t its own copy of the argument: arg_size bytes in the descriptor's
- * line of its own (LC_INLINE_ARG), or in a block freed at its completion.
- * 0 or -ENOMEM. */
-static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size)
+ * own lines (LC_INLINE_ARG, 64-byte aligned), or in a block freed at its
+ * completion (16-byte aligned); made by cpyfn(copy, arg) when there is one
+ * (an OpenMP task's copy constructor), else by memcpy.  0 or -ENOMEM. */
+static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size,
+                           lc_copy_fn cpyfn)
 {
     t->flags = 0;
+    void *copy;
     if (arg_size == 0) {
         t->arg = (void *)arg;
+        return 0;
     } else if (arg_size <= LC_INLINE_ARG) {
-        memcpy(t->argbuf, arg, arg_size);
-        t->arg = t->argbuf;
+        copy = t->argbuf;
     } else {
-        void *copy = lc_mem_alloc(arg_size, 16);
+        copy = lc_mem_alloc(arg_size, 16);
         if (!copy)
             return lc_error(-ENOMEM, "locus_spawn: out of memory copying a %zu-byte argument",
                             arg_size);
-        memcpy(copy, arg, arg_size);
-        t->arg = copy;
         t->flags = LC_TF_HEAPARG;
     }
+    if (cpyfn)
+        cpyfn(copy, (void *)arg);
+    else
+        memcpy(copy, arg, arg_size);
+    t->arg = copy;
     return 0;
 }
 
@@ -191,9 +197,9 @@ static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size)
  * it is named by without one, NULL for fn (both read only while tracing);
  * every test of them folds away in locus_spawn. */
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
-                             size_t arg_size, const locus_dep_t *deps, size_t ndeps,
-                             uint64_t dep_bytes, int hint, int prio, const char *label,
-                             locus_task_fn name_fn)
+                             size_t arg_size, lc_copy_fn cpyfn, const locus_dep_t *deps,
+                             size_t ndeps, uint64_t dep_bytes, int hint, int prio,
+                             const char *label, locus_task_fn name_fn)
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
@@ -221,7 +227,7 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
     struct lc_task *t = lc_task_alloc(&w->pool, w->npool);
     if (__builtin_expect(!t, 0))
         return lc_error(-ENOMEM, "locus_spawn: out of memory for a task descriptor");
-    if (__builtin_expect((r = copy_arg(t, arg, arg_size)) < 0, 0)) {
+    if (__builtin_expect((r = copy_arg(t, arg, arg_size, cpyfn)) < 0, 0)) {
         lc_task_release(&w->pool, w->npool, t);
         return r;
     }
@@ -298,11 +304,12 @@ spawned:
     return 0;
 }
 
-/* Validates a spawn's arguments, then spawns (hint, prio, label, name_fn
- * as spawn_task's). */
+/* Validates a spawn's arguments, then spawns (cpyfn, hint, prio, label,
+ * name_fn as spawn_task's). */
 static inline __attribute__((always_inline))
-int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t *deps,
-          size_t ndeps, int hint, int prio, const char *label, locus_task_fn name_fn)
+int spawn(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
+          const locus_dep_t *deps, size_t ndeps, int hint, int prio, const char *label,
+          locus_task_fn name_fn)
 {
     struct lc_worker *w = lc_self;
     if (__builtin_expect(!w, 0))
@@ -318,13 +325,14 @@ int spawn(locus_task_fn fn, const void *arg, size_t arg_size, const locus_dep_t 
     int r = check_deps(deps, ndeps, &dep_bytes);
     if (__builtin_expect(r < 0, 0))
         return r;
-    return spawn_task(w, fn, arg, arg_size, deps, ndeps, dep_bytes, hint, prio, label, name_fn);
+    return spawn_task(w, fn, arg, arg_size, cpyfn, deps, ndeps, dep_bytes, hint, prio, label,
+                      name_fn);
 }
 
 LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                           const locus_dep_t *deps, size_t ndeps)
 {
-    return spawn(fn, arg, arg_size, deps, ndeps, -1, 0, NULL, NULL);
+    return spawn(fn, arg, arg_size, NULL, deps, ndeps, -1, 0, NULL, NULL);
 }
 
 /* locus_spawn_attr() (attr.c) once its options are checked. */
@@ -332,7 +340,14 @@ int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
                     const locus_dep_t *deps, size_t ndeps, int hint, int prio,
                     const char *label, locus_task_fn name_fn)
 {
-    return spawn(fn, arg, arg_size, deps, ndeps, hint, prio, label, name_fn);
+    return spawn(fn, arg, arg_size, NULL, deps, ndeps, hint, prio, label, name_fn);
+}
+
+/* gomp/task.c: locus_spawn() whose argument copy cpyfn makes. */
+int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
+                    const locus_dep_t *deps, size_t ndeps)
+{
+    return spawn(fn, arg, arg_size, cpyfn, deps, ndeps, -1, 0, NULL, NULL);
 }
 
 LOCUS_API int locus_taskwait(void)

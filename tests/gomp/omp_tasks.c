@@ -220,6 +220,60 @@ static void arguments(void)
     check("aligned copy", misaligned, 0);
 }
 
+/*
+ * Blocks gcc copies with a copy function of its own (GOMP_task's cpyfn):
+ * a struct parameter made firstprivate in a task with dependences, as
+ * benchmarks/granularity spawns them (80 bytes: the runtime's inline
+ * copy), and a variable-length array (320 bytes: a block of its own).
+ * Each task must see the values at its creation, whatever the creator
+ * writes afterwards.
+ */
+struct rec { long id, t, x, w[7]; };
+
+static void spawn_rec(struct rec r, long *cells, long *out)
+{
+    (void)cells;   /* used by the depend clause only, which gcc does not count */
+    #pragma omp task firstprivate(r) depend(inout: cells[r.id % 4]) shared(out)
+    out[r.id] = r.id + r.t * 10 + r.x * 100 + r.w[6];
+    r.t = -1;   /* the task holds its own copy */
+}
+
+static void copy_functions(void)
+{
+    enum { N = 64, V = 40 };
+    long cells[4] = { 0 }, out[N], vsum[N], want = 0, wantv = 0, got = 0, gotv = 0;
+    int n = V;
+    #pragma omp parallel
+    #pragma omp single
+    {
+        long v[n];
+        for (int i = 0; i < N; i++) {
+            struct rec r = { i, i + 1, 2, { 0, 0, 0, 0, 0, 0, 3 } };
+            spawn_rec(r, cells, out);
+            for (int k = 0; k < n; k++)
+                v[k] = i + k;
+            #pragma omp task firstprivate(v) shared(vsum)
+            {
+                long s = 0;
+                for (int k = 0; k < n; k++)
+                    s += v[k];
+                vsum[i] = s;
+            }
+            for (int k = 0; k < n; k++)
+                v[k] = -1000;   /* after the spawn: not the task's */
+        }
+        #pragma omp taskwait
+    }
+    for (long i = 0; i < N; i++) {
+        want += i + (i + 1) * 10 + 200 + 3;
+        wantv += V * i + V * (V - 1) / 2;
+        got += out[i];
+        gotv += vsum[i];
+    }
+    check("copy-function firstprivate", got, want);
+    check("copy-function VLA", gotv, wantv);
+}
+
 /* taskloop: every iteration exactly once, whatever the split */
 static void taskloops(void)
 {
@@ -261,6 +315,7 @@ int main(void)
     groups();
     undeferred();
     arguments();
+    copy_functions();
     taskloops();
     return failures ? 1 : 0;
 }
