@@ -126,7 +126,7 @@ static inline int lc_grain_short(const struct lc_grain *g, uint64_t est)
 }
 
 /* Whether bodies averaging est, short as they are, are long enough for an
- * idle worker to gain by taking some (LC_STOCK_PER_WORKER in
+ * idle worker to gain by taking some (LC_STOCK in
  * sched/steal.h): a quarter of the limit.  Below that a thief's hand-over
  * costs many bodies, and keeping a stock for it costs the spawner more
  * (the reads of the line thieves write) than the thief runs. */

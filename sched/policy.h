@@ -96,7 +96,7 @@ struct lc_sched_ops {
     int (*backlog)(struct lc_worker *w);
     /* Nonzero when w has too few tasks queued for idle workers: a new task
      * without dependencies that w would run at once because bodies are
-     * short is queued instead (sched/steal.h, LC_STOCK_PER_WORKER).  May be
+     * short is queued instead (sched/steal.h, LC_STOCK).  May be
      * NULL (= never). */
     int (*stock_low)(struct lc_worker *w);
     /* t completed on w (after its successors were released).  May be NULL. */

@@ -162,19 +162,20 @@ static inline int lc_backlog_own(struct lc_worker *w)
  * which is theirs to pay, being idle), and a spawner nobody takes from
  * pushes this many and then runs the rest itself.  Not for bodies far
  * shorter than a hand-over (lc_grain_shareable in runtime/grain.h).
- * Several per other worker, so that a thief rarely finds a lone task
- * (lc_may_steal) and waits; at most half the backlog.
+ * Half the backlog, whatever the number of workers: with a stock of a few
+ * the spawner's end of the deque and the thieves' end share cache lines
+ * (two items a line), so that every push and every steal moves them
+ * between the cores, and a thief often finds a lone task (lc_may_steal)
+ * and waits; 32 keeps the ends apart (benchmarks/README.md has the
+ * measurements of 4, 8, 16, 32 and 56).
  */
-#define LC_STOCK_PER_WORKER 4
+#define LC_STOCK (LC_BACKLOG / 2)
 
 static inline int lc_stock_low_own(struct lc_worker *w)
 {
-    int64_t k = (int64_t)LC_STOCK_PER_WORKER * (w->rt->nworkers - 1);
-    if (k <= 0)
+    if (w->rt->nworkers < 2)
         return 0;   /* nobody to keep them for */
-    if (k > LC_BACKLOG / 2)
-        k = LC_BACKLOG / 2;
-    return lc_deque_below_owner(&w->dq, k);
+    return lc_deque_below_owner(&w->dq, LC_STOCK);
 }
 
 #endif /* LC_STEAL_H */

@@ -352,11 +352,11 @@ static void test_serialised_after_oom(void **state)
 }
 
 /*
- * Two workers, bodies taken as short: a spawner still keeps a few
+ * Two workers, bodies taken as short: a spawner still keeps some
  * dependency-free tasks queued for the idle worker (sched/steal.h,
- * LC_STOCK_PER_WORKER) and runs the rest at their spawn.  The other worker
+ * LC_STOCK) and runs the rest at their spawn.  The other worker
  * is held inside a task meanwhile, so nobody takes the stock and exactly
- * LC_STOCK_PER_WORKER of the probes are queued, unless the spawner's clock
+ * LC_STOCK of the probes are queued, unless the spawner's clock
  * check saw long gaps (a preempted test thread: grain.h's cooldown queues
  * the next ones too), which the test sees and then asks less.  With
  * bodies far shorter than a hand-over, no stock: every probe runs at its
@@ -374,7 +374,8 @@ static void holder(void *arg)
 static void test_stock_for_idle_workers(void **state)
 {
     (void)state;
-    enum { N = 40 };
+    enum { N = LC_STOCK + 16 };   /* some queued, the rest run at their spawn */
+    _Static_assert((int)N <= (int)MAXP, "more probes than seen[]");
     for (size_t r = 0; r < sizeof regimes / sizeof *regimes; r++) {
         start(regimes[r], "2", "1000000");
         atomic_store(&g_hold, 1);
@@ -401,9 +402,9 @@ static void test_stock_for_idle_workers(void **state)
         atomic_store(&g_hold, 0);   /* before any assertion can leave */
         assert_int_equal(locus_taskwait(), 0);
         if (cooled)
-            assert_true(queued >= LC_STOCK_PER_WORKER);
+            assert_true(queued >= LC_STOCK);
         else
-            assert_int_equal(queued, LC_STOCK_PER_WORKER);
+            assert_int_equal(queued, LC_STOCK);
         check_probes(0, N, 0, -1, 0);
 
         /* bodies far shorter than a hand-over: no stock, every probe runs
