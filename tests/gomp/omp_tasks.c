@@ -233,7 +233,7 @@ struct rec { long id, t, x, w[7]; };
 static void spawn_rec(struct rec r, long *cells, long *out)
 {
     (void)cells;   /* used by the depend clause only, which gcc does not count */
-    #pragma omp task firstprivate(r) depend(inout: cells[r.id % 4]) shared(out)
+    #pragma omp task firstprivate(r, out) depend(inout: cells[r.id % 4])
     out[r.id] = r.id + r.t * 10 + r.x * 100 + r.w[6];
     r.t = -1;   /* the task holds its own copy */
 }
