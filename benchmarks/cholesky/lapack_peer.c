@@ -169,9 +169,9 @@ static void run_dgemm(long n, int threads, const char *blas)
 }
 
 /* Seconds of the fastest of PEER_BOUND_RUNS calls of kernel k (0 potrf, 1
- * trsm, 2 syrk, 3 gemm) on b x b tiles, each run on fresh copies of the
- * same tiles (a factor of a diagonal tile for potrf's input and trsm's
- * triangle), warm in cache. */
+ * trsm, 2 syrk, 3 gemm) on b x b tiles warm in cache, each call on a fresh
+ * copy of the tile it writes: potrf factors the diagonal tile c, trsm
+ * solves x against c's factor lkk, syrk and gemm update c with x and y. */
 static double time_kernel(int k, int b, double *lkk, double *x, double *y, double *c)
 {
     size_t bytes = (size_t)b * (size_t)b * sizeof(double);
