@@ -336,8 +336,8 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
             locus_dep_t deps[FAST_DEPS];
             if (n)
                 depend_convert(depend, deps);
-            if ((cpyfn ? lc_spawn_copied(fn, data, (size_t)arg_size, cpyfn, deps, n)
-                       : locus_spawn(fn, data, (size_t)arg_size, deps, n)) == 0)
+            /* cpyfn NULL: copied by value */
+            if (lc_spawn_copied(fn, data, (size_t)arg_size, cpyfn, deps, n) == 0)
                 return;
             /* out of memory: nothing was created; the general path copes */
         }

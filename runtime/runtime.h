@@ -312,7 +312,8 @@ int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
 typedef void (*lc_copy_fn)(void *dst, void *src);
 /* spawn.c: locus_spawn() with its argument copy (arg_size bytes, at an
  * alignment of 64 up to LC_INLINE_ARG bytes and of 16 above) made by
- * cpyfn(copy, arg), as libgomp makes a task's firstprivate block */
+ * cpyfn(copy, arg), as libgomp makes a task's firstprivate block, or by
+ * memcpy when cpyfn is NULL */
 int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
                     const locus_dep_t *deps, size_t ndeps);
 
