@@ -121,8 +121,15 @@ endif
 BASE_CFLAGS = -std=gnu11 -Wall -Wextra -fvisibility=hidden $(PTHREAD_CFLAGS)
 # The internal directories are searched for "..." includes only (-iquote
 # where the conventions say -I): with -Isched, a sched/sched.h would hide the
-# system <sched.h> that pthread.h and hwloc.h include.
-INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -iquote gomp -iquote trace -Ibuild
+# system <sched.h> that pthread.h and hwloc.h include.  The core's rooms
+# (runtime/, sched/, alloc/, alpi/) see only each other: tracing is reached
+# through runtime/instrument.h, and nothing of the OpenMP layer is theirs
+# (`private`: the narrower search does not pass on to prerequisites).
+CORE_INCLUDES = -Iinclude -iquote runtime -iquote sched -iquote alloc -Ibuild
+LAYER_INCLUDES = -iquote gomp -iquote trace
+INCLUDES = $(CORE_INCLUDES) $(LAYER_INCLUDES)
+$(foreach room,runtime sched alloc alpi,$(eval \
+  $$(BUILD)/obj/$(room)/%.o: private LAYER_INCLUDES :=))
 ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(OTF2_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS)
 DEPFLAGS = -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS)
@@ -136,6 +143,8 @@ SONAME = liblocus.so.0
 # ---------------------------------------------------------------- sources
 LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c trace/*.c)
 TEST_SRCS := $(wildcard tests/test_*.c)
+# linked into every test binary, never into the library (tests/support/support.h)
+TEST_SUPPORT_SRCS := $(wildcard tests/support/*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 TOOL_SRCS := $(wildcard tools/*.c)
 # installed scripts (tools/locus-trace: Python, reads LOCUS_TRACE's OTF2)
@@ -157,6 +166,10 @@ LIB_A = $(BUILD)/liblocus.a
 LIB_SO = $(BUILD)/$(SONAME)
 LIB_SO_LINK = $(BUILD)/liblocus.so
 TESTS = $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+TEST_SUPPORT_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT_SRCS))
+# the allocator entry points alloc/mem.c calls, so that tests can make them
+# fail (tests/support/memfault.c)
+TEST_WRAP = -Wl,--wrap=mallocx,--wrap=rallocx,--wrap=posix_memalign,--wrap=mallctl
 EXAMPLES = $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 TOOLS = $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 BENCH_LOCUS = $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_LOCUS_SRCS))))
@@ -297,10 +310,10 @@ $(BUILD)/tests/gomp/%: tests/gomp/%.c $(FLAGS_TRACK) | build/config.h
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(OPENMP_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ \
 		-o $@ $< $(ALL_LDFLAGS) $(OPENMP_CFLAGS) -lm
 
-$(BUILD)/tests/%: tests/%.c $(LIB_A) $(FLAGS_TRACK) | build/config.h
+$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT_OBJS) $(LIB_A) $(FLAGS_TRACK) | build/config.h
 	@mkdir -p $(@D)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
-		$(LIB_A) $(ALL_LDFLAGS) $(TEST_LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -iquote tests/support $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
+		$(TEST_SUPPORT_OBJS) $(LIB_A) $(ALL_LDFLAGS) $(TEST_WRAP) $(TEST_LIBS)
 
 $(BUILD)/examples/%: examples/%.c $(LIB_A) $(FLAGS_TRACK) | build/config.h
 	@mkdir -p $(@D)
@@ -342,7 +355,8 @@ $(BENCH_MPI): $(BUILD)/bench/%: $$(call bench_mpi_src,$$*) \
 	$(QUIET_LINK)$(CC) $(MPI_ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
 		$(MPI_LIB_A) $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LIBS) $(MPI_LIBS)
 
--include $(wildcard $(MPI_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(GOMP_OBJS:.o=.d) $(addsuffix .d,$(PROGRAMS)))
+-include $(wildcard $(MPI_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(GOMP_OBJS:.o=.d) \
+	$(TEST_SUPPORT_OBJS:.o=.d) $(addsuffix .d,$(PROGRAMS)))
 
 # ---------------------------------------------------------------- tests
 # Each suite appends "NAME passed failed skipped" to $(TALLY) (via

@@ -58,6 +58,7 @@
  */
 #define _GNU_SOURCE
 #include "directory.h"
+#include "directory_impl.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -66,24 +67,6 @@
 
 #include "futex.h"   /* cpu_relax */
 #include "mem.h"
-
-#define DIR_GRAIN_SHIFT 21            /* 2 MiB granules */
-#define DIR_SHARD_LOG2 6
-#define DIR_NSHARDS (1 << DIR_SHARD_LOG2)
-#define DIR_INITIAL_LOG2 4            /* buckets per shard at first */
-#define DIR_READ_TRIES 8              /* optimistic reads before taking the mutex */
-#define DIR_SPINS 256                 /* polls of a busy shard before taking the mutex */
-#define DIR_DEPTH_CAP 256             /* a descent deeper than this: retry under the mutex */
-/* a record or gap booking longer than this is refused (one entry per 2 MiB) */
-#define DIR_MAX_RECORD ((size_t)1 << 40)
-
-/* Relaxed loads and stores of fields a reader may read while a writer
- * changes them; pointers are published with release and read with acquire
- * (see the top of the file). */
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define LDA(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-#define STR(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 
 /* ThreadSanitizer does not model standalone fences (the deque has the same
  * switch, deque.h): under TSan each fence of the sequence lock becomes a
@@ -128,47 +111,6 @@ static inline uint32_t seq_again(uint32_t *seq)
 #endif
 }
 
-struct lc_dir_entry {
-    uintptr_t lo, hi;              /* [lo, hi), lo < hi, inside one granule */
-    struct lc_dir_entry *left;     /* treap children */
-    struct lc_dir_entry *right;
-    struct lc_dir_entry *hnext;    /* hash chain; free-list link when free */
-    uint32_t prio;                 /* treap heap key: parent's >= child's */
-    int node;                      /* 0..nnodes-1 or LC_DIR_SPREAD */
-};
-
-struct dir_table {
-    struct dir_table *older;       /* the arrays it replaced, freed at destroy */
-    unsigned shift;                /* 64 - log2(number of buckets) */
-    unsigned embedded;             /* the initial array, inside the directory's block */
-    struct lc_dir_entry *b[];
-};
-
-struct dir_shard {
-    /* What a query reads; written only by the shard's writers. */
-    uint32_t seq;                  /* odd while a writer changes the shard */
-    struct lc_dir_entry *root;
-    struct dir_table *table;
-    size_t count;                  /* live entries */
-    /* Writers only (the reader's fallback takes the lock too). */
-    pthread_mutex_t lock __attribute__((aligned(64)));
-    struct lc_dir_entry *free;     /* type-stable spare entries */
-    size_t nfree;
-    uint64_t rng;                  /* treap priorities */
-    uint64_t *totals;              /* nnodes bytes per node, then spread */
-} __attribute__((aligned(64)));
-
-struct lc_directory {
-    struct dir_shard shards[DIR_NSHARDS];
-    int nnodes;
-    size_t bytes;                  /* size of this block */
-};
-
-static unsigned shard_of(uintptr_t addr)
-{
-    uint64_t g = (uint64_t)(addr >> DIR_GRAIN_SHIFT);
-    return (unsigned)((g * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - DIR_SHARD_LOG2));
-}
 
 /* The shards holding entries of [a, b) (b > a): a superset. */
 static uint64_t shard_mask(uintptr_t a, uintptr_t b)
@@ -196,26 +138,8 @@ static uintptr_t piece_end(uintptr_t a, uintptr_t b)
 
 /* ------------------------------------------------------------ hash table */
 
-static size_t table_size(const struct dir_table *t)
-{
-    return (size_t)1 << (64 - t->shift);
-}
 
-/* Fibonacci hashing: tile addresses share their low bits, so take the
- * product's high bits. */
-static size_t hash_index(const struct dir_table *t, uintptr_t lo)
-{
-    return (size_t)(((uint64_t)lo * UINT64_C(0x9E3779B97F4A7C15)) >> t->shift);
-}
 
-/* Writer side (the shard is locked). */
-static struct lc_dir_entry *hash_find(const struct dir_shard *s, uintptr_t lo)
-{
-    struct lc_dir_entry *e = s->table->b[hash_index(s->table, lo)];
-    while (e && e->lo != lo)
-        e = e->hnext;
-    return e;
-}
 
 static void hash_insert(struct dir_shard *s, struct lc_dir_entry *e)
 {
@@ -335,19 +259,6 @@ static struct lc_dir_entry *pred_below(const struct dir_shard *s, uintptr_t a)
     return p;
 }
 
-static struct lc_dir_entry *first_from(const struct dir_shard *s, uintptr_t a)
-{
-    struct lc_dir_entry *t = s->root, *e = NULL;
-    while (t) {
-        if (t->lo >= a) {
-            e = t;
-            t = t->left;
-        } else {
-            t = t->right;
-        }
-    }
-    return e;
-}
 
 /* ------------------------------------------------------------ entries */
 
@@ -883,38 +794,7 @@ void lc_dir_totals(struct lc_directory *d, uint64_t *bytes, uint64_t *spread)
         *spread = sum[nn];
 }
 
-size_t lc_dir_entries(struct lc_directory *d)
-{
-    size_t n = 0;
-    for (unsigned i = 0; i < DIR_NSHARDS; i++)
-        n += LD(d->shards[i].count);
-    return n;
-}
 
-/* Every shard locked: calls fn on the entries in address order, taking
- * the lowest next entry of all shards each time (for reports and tests). */
-int lc_dir_foreach(struct lc_directory *d,
-                   int (*fn)(uintptr_t addr, size_t size, int node, void *arg), void *arg)
-{
-    int rc = 0;
-    lock_mask(d, ~UINT64_C(0));
-    uintptr_t x = 0;
-    for (;;) {
-        const struct lc_dir_entry *best = NULL;
-        for (unsigned i = 0; i < DIR_NSHARDS; i++) {
-            const struct lc_dir_entry *e = first_from(&d->shards[i], x);
-            if (e && (!best || e->lo < best->lo))
-                best = e;
-        }
-        if (!best || (rc = fn(best->lo, best->hi - best->lo, best->node, arg)) != 0)
-            break;
-        x = best->hi;
-        if (x == UINTPTR_MAX)
-            break;
-    }
-    unlock_mask(d, ~UINT64_C(0));
-    return rc;
-}
 
 /* ------------------------------------------------------------ life */
 
@@ -974,89 +854,4 @@ void lc_dir_destroy(struct lc_directory *d)
         pthread_mutex_destroy(&s->lock);
     }
     lc_mem_free(d, d->bytes);
-}
-
-/* ------------------------------------------------------------ checks */
-
-/* Sums per node in [base, base+CHECK_CHUNK) on a stack array: the check
- * allocates nothing, so it can run while a test's fault countdown is set. */
-#define CHECK_CHUNK 64
-
-struct check_state {
-    const struct lc_directory *d;
-    const struct dir_shard *s;
-    const struct lc_dir_entry *prev;
-    size_t seen;
-    int base;
-    uint64_t totals[CHECK_CHUNK];
-    uint64_t spread;
-};
-
-static int check_walk(const struct lc_dir_entry *t, struct check_state *s)
-{
-    if (!t)
-        return 0;
-    if ((t->left && t->left->prio > t->prio) || (t->right && t->right->prio > t->prio))
-        return -EFAULT;   /* heap order */
-    int rc = check_walk(t->left, s);
-    if (rc)
-        return rc;
-    if (t->lo >= t->hi)
-        return -EFAULT;
-    if (t->lo >> DIR_GRAIN_SHIFT != (t->hi - 1) >> DIR_GRAIN_SHIFT
-        || &s->d->shards[shard_of(t->lo)] != s->s)
-        return -EFAULT;   /* crosses a granule, or in the wrong shard */
-    if (s->prev && s->prev->hi > t->lo)
-        return -EFAULT;   /* out of order or overlapping */
-    if (t->node == LC_DIR_SPREAD)
-        s->spread += t->hi - t->lo;
-    else if (t->node < 0 || t->node >= s->d->nnodes)
-        return -EFAULT;
-    else if (t->node >= s->base && t->node - s->base < CHECK_CHUNK)
-        s->totals[t->node - s->base] += t->hi - t->lo;
-    if (hash_find(s->s, t->lo) != t)
-        return -EFAULT;
-    s->prev = t;
-    s->seen++;
-    return check_walk(t->right, s);
-}
-
-static int check_shard(const struct lc_directory *d, const struct dir_shard *sh)
-{
-    int rc = 0, nn = d->nnodes;
-    if (LD(sh->seq) & 1)
-        return -EFAULT;
-    for (int base = 0; rc == 0 && (base == 0 || base < nn); base += CHECK_CHUNK) {
-        struct check_state s = { .d = d, .s = sh, .base = base };
-        rc = check_walk(sh->root, &s);
-        if (rc == 0 && (s.seen != sh->count || s.spread != sh->totals[nn]))
-            rc = -EFAULT;
-        for (int i = base; rc == 0 && i < nn && i - base < CHECK_CHUNK; i++)
-            if (s.totals[i - base] != sh->totals[i])
-                rc = -EFAULT;
-    }
-    size_t hashed = 0, nfree = 0;
-    for (size_t i = 0, n = table_size(sh->table); rc == 0 && i < n; i++)
-        for (const struct lc_dir_entry *e = sh->table->b[i]; e; e = e->hnext)
-            if (++hashed > sh->count)
-                return -EFAULT;
-    if (rc == 0 && hashed != sh->count)
-        rc = -EFAULT;
-    for (const struct lc_dir_entry *e = sh->free; rc == 0 && e; e = e->hnext)
-        if (++nfree > sh->nfree)
-            return -EFAULT;
-    if (rc == 0 && nfree != sh->nfree)
-        rc = -EFAULT;
-    return rc;
-}
-
-int lc_dir_check(struct lc_directory *d)
-{
-    int rc = 0;
-    for (unsigned i = 0; rc == 0 && i < DIR_NSHARDS; i++) {
-        pthread_mutex_lock(&d->shards[i].lock);
-        rc = check_shard(d, &d->shards[i]);
-        pthread_mutex_unlock(&d->shards[i].lock);
-    }
-    return rc;
 }

@@ -51,26 +51,12 @@ size_t lc_dir_query(struct lc_directory *d, uintptr_t addr, size_t size,
 /* Total bytes recorded per node (bytes[nnodes]) and as spread; for reports. */
 void lc_dir_totals(struct lc_directory *d, uint64_t *bytes, uint64_t *spread);
 
-/* Number of disjoint entries; for tests. */
-size_t lc_dir_entries(struct lc_directory *d);
 
 /* lc_dir_record, lc_dir_record_gaps and lc_dir_forget also return -EINVAL
  * for a range that wraps past the end of the address space, the first two
  * for a node outside 0..nnodes-1 that is not LC_DIR_SPREAD and -E2BIG for
  * a range over 1 TiB (2^19 entries); size 0 does nothing. */
 
-/*
- * Calls fn on every entry in address order, with every shard locked (fn
- * must not call the directory); stops at and returns fn's first non-zero
- * answer, else 0.  For reports and tests.
- */
-int lc_dir_foreach(struct lc_directory *d,
-                   int (*fn)(uintptr_t addr, size_t size, int node, void *arg), void *arg);
 
-/* Checks the internal invariants of every shard (order, disjointness,
- * entries inside one granule of their own shard, treap heap order, hash,
- * entry count, free list, running totals); 0 or -EFAULT.  Allocates nothing.
- * For tests. */
-int lc_dir_check(struct lc_directory *d);
 
 #endif /* LC_DIRECTORY_H */

@@ -1,7 +1,6 @@
 /*
- * mem.c - jemalloc-backed allocation for the runtime's internal objects,
- * with the fault-injection countdown the tests use to prove that an
- * allocation failure loses nothing, and the per-node arenas.
+ * mem.c - the runtime's allocator (mem.h): jemalloc with per-node arenas
+ * in a normal build, the system allocator in a sanitizer build.
  *
  * Per-node arenas: locus_init creates one jemalloc arena per node
  * ("arenas.create") when the runtime has more than one node, and each
@@ -21,60 +20,41 @@
  * Arenas live as long as the process (jemalloc cannot destroy an arena that
  * still holds a block, and nothing guarantees the program freed nothing
  * into one); a later locus_init reuses them.
+ *
+ * Binding also makes the thread's first allocation (mem.h says why).
  */
 #include "mem.h"
 
-#include <jemalloc/jemalloc.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "topology.h"
 
-_Atomic long lc_mem_fail_countdown;
+#ifndef LC_MEM_SYSTEM
+#include <jemalloc/jemalloc.h>
 
 /* Arenas created so far (process lifetime), and how many the running
  * runtime uses (0: none).  Written by locus_init only, before the workers
  * start; read by workers after (pthread_create orders the two). */
 static unsigned arena_ind[LC_TOPO_MAX_NODES];
 static int narenas_made, narenas_used;
-static int refuse_arenas;
 
 /* The calling thread's flags: MALLOCX_ARENA and MALLOCX_TCACHE when bound. */
 static __thread int t_aflags, t_dflags;
 static __thread unsigned t_tcache;
 static __thread int t_has_tcache;
 
-void lc_mem_fail_after(long n)
+void *lc_mem_alloc(size_t size, size_t align)
 {
-    atomic_store_explicit(&lc_mem_fail_countdown, n > 0 ? n : 0, memory_order_relaxed);
-}
-
-/* Returns 1 when this allocation must fail (test fault injection). */
-static int injected_failure(void)
-{
-    long c = atomic_load_explicit(&lc_mem_fail_countdown, memory_order_relaxed);
-    while (c > 0) {
-        if (atomic_compare_exchange_weak_explicit(&lc_mem_fail_countdown, &c, c - 1,
-                                                  memory_order_relaxed, memory_order_relaxed))
-            return c == 1;
-    }
-    return 0;
-}
-
-void *lc_mem_alloc_slow(size_t size, size_t align)
-{
-    if (injected_failure())
-        return NULL;
-    if (size == 0)
-        size = 1;
-    return mallocx(size, t_aflags | (align > 1 ? MALLOCX_ALIGN(align) : 0));
+    return mallocx(size ? size : 1, t_aflags | (align > 1 ? MALLOCX_ALIGN(align) : 0));
 }
 
 void *lc_mem_calloc(size_t n, size_t size)
 {
-    if (size && n > (size_t)-1 / size)
-        return NULL;
-    if (injected_failure())
+    if (size && n > SIZE_MAX / size)
         return NULL;
     return mallocx(n * size != 0 ? n * size : 1, t_aflags | MALLOCX_ZERO);
 }
@@ -89,16 +69,9 @@ void lc_mem_free(void *p, size_t size)
 void *lc_mem_realloc(void *p, size_t oldsize, size_t newsize)
 {
     (void)oldsize;
-    if (injected_failure())
-        return NULL;
     if (!p)
         return mallocx(newsize ? newsize : 1, t_aflags);
     return rallocx(p, newsize ? newsize : 1, t_aflags);
-}
-
-void lc_mem_refuse_arenas(int on)
-{
-    refuse_arenas = on;
 }
 
 int lc_mem_arenas_init(int nodes, int verbose)
@@ -106,11 +79,10 @@ int lc_mem_arenas_init(int nodes, int verbose)
     narenas_used = 0;
     if (nodes <= 1)
         return 0;
-    if (refuse_arenas || nodes > LC_TOPO_MAX_NODES) {
+    if (nodes > LC_TOPO_MAX_NODES) {
         if (verbose > 0)
-            fprintf(stderr, "locus: no per-node allocator arenas (%s): the runtime's "
-                    "objects come from jemalloc's default arenas\n",
-                    refuse_arenas ? "refused by a test" : "too many nodes");
+            fprintf(stderr, "locus: no per-node allocator arenas (too many nodes): the "
+                    "runtime's objects come from jemalloc's default arenas\n");
         return 0;
     }
     while (narenas_made < nodes) {
@@ -142,21 +114,27 @@ void lc_mem_thread_unbind(void)
     t_aflags = t_dflags = 0;
 }
 
-void lc_mem_thread_bind(int node)
+int lc_mem_thread_bind(int node)
 {
     lc_mem_thread_unbind();
-    if (node < 0 || node >= narenas_used)
-        return;
-    unsigned tc;
-    size_t sz = sizeof tc;
-    int tflags = MALLOCX_TCACHE_NONE;   /* no cache of its own: straight to the arena */
-    if (mallctl("tcache.create", &tc, &sz, NULL, 0) == 0) {
-        t_tcache = tc;
-        t_has_tcache = 1;
-        tflags = MALLOCX_TCACHE(tc);
+    if (node >= 0 && node < narenas_used) {
+        unsigned tc;
+        size_t sz = sizeof tc;
+        int tflags = MALLOCX_TCACHE_NONE;   /* no cache of its own: straight to the arena */
+        if (mallctl("tcache.create", &tc, &sz, NULL, 0) == 0) {
+            t_tcache = tc;
+            t_has_tcache = 1;
+            tflags = MALLOCX_TCACHE(tc);
+        }
+        t_aflags = (int)MALLOCX_ARENA(arena_ind[node]) | tflags;
+        t_dflags = tflags;
     }
-    t_aflags = (int)MALLOCX_ARENA(arena_ind[node]) | tflags;
-    t_dflags = tflags;
+    /* the thread's first allocation, now that memory is there (mem.h) */
+    void *p = lc_mem_alloc(64, 0);
+    if (!p)
+        return -ENOMEM;
+    lc_mem_free(p, 64);
+    return 0;
 }
 
 int lc_mem_node_arena(int node)
@@ -164,9 +142,66 @@ int lc_mem_node_arena(int node)
     return node >= 0 && node < narenas_used ? (int)arena_ind[node] : -1;
 }
 
-int lc_mem_arena_of(const void *p)
+#else /* LC_MEM_SYSTEM: the sanitizer's allocator sees every block */
+
+void *lc_mem_alloc(size_t size, size_t align)
 {
-    unsigned ind;
-    size_t sz = sizeof ind;
-    return mallctl("arenas.lookup", &ind, &sz, &p, sizeof p) == 0 ? (int)ind : -1;
+    void *p;
+    if (align < sizeof(void *))
+        align = sizeof(void *);
+    return posix_memalign(&p, align, size ? size : 1) == 0 ? p : NULL;
 }
+
+void *lc_mem_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    void *p = lc_mem_alloc(n * size, 0);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
+
+void lc_mem_free(void *p, size_t size)
+{
+    (void)size;
+    free(p);
+}
+
+void *lc_mem_realloc(void *p, size_t oldsize, size_t newsize)
+{
+    void *q = lc_mem_alloc(newsize, 0);
+    if (!q)
+        return NULL;
+    if (p) {
+        memcpy(q, p, oldsize < newsize ? oldsize : newsize);
+        free(p);
+    }
+    return q;
+}
+
+int lc_mem_arenas_init(int nodes, int verbose)
+{
+    if (nodes > 1 && verbose >= 2)
+        fprintf(stderr, "locus: no per-node allocator arenas in a sanitizer build: the "
+                "runtime's objects come from the system allocator\n");
+    return 0;
+}
+
+int lc_mem_thread_bind(int node)
+{
+    (void)node;
+    return 0;
+}
+
+void lc_mem_thread_unbind(void)
+{
+}
+
+int lc_mem_node_arena(int node)
+{
+    (void)node;
+    return -1;
+}
+
+#endif

@@ -1,32 +1,61 @@
 /*
- * mem.h - the runtime's own allocations (task descriptors, dependency map
- * nodes, queues) go through jemalloc's mallocx/dallocx here, never through
+ * mem.h - the runtime's own allocations (task descriptor slabs, argument
+ * copies, dependency map nodes, locality records) go through here.
+ *
+ * In a normal build they come from jemalloc (mallocx/dallocx), never from
  * the application's malloc, so that the runtime's allocation pattern does
- * not fragment the program's heap.  On a runtime of several nodes each node
- * has a jemalloc arena of its own, used only by the threads of that node's
- * workers (lc_mem_thread_bind), so the runtime's objects a worker allocates
- * are carved from pages first touched on its node (mem.c says how far that
- * goes).  A fault-injection countdown (always compiled, one relaxed load on
- * the fast path) lets tests make the N-th allocation fail.
+ * not fragment the program's heap.  On a runtime of several nodes each
+ * node has a jemalloc arena of its own, used only by the threads of that
+ * node's workers (lc_mem_thread_bind), so the runtime's objects a worker
+ * allocates are carved from pages first touched on its node (mem.c says
+ * how far that goes).  Every thread that allocates here first does so
+ * while memory is plentiful (lc_mem_thread_bind, at its start): jemalloc
+ * sets a thread up on its first call, and a thread whose first call comes
+ * when memory is exhausted crashes inside jemalloc (jemalloc issue 2289),
+ * where one set up earlier gets NULL.
+ *
+ * In a sanitizer build (ASan, TSan) they come from the system allocator
+ * instead, which the sanitizer replaces, so that it sees overflows and
+ * uses after free of the runtime's blocks; descriptors, which are pooled,
+ * are poisoned while in the pool (LC_POISON, taskpool.h).
+ *
+ * Allocation failure is NULL, never anything else; callers turn it into
+ * -ENOMEM or a path that needs no memory.  Tests inject failures by
+ * wrapping the allocator's entry points at link time (tests/support/),
+ * so the library carries no test hook.
  */
 #ifndef LC_MEM_H
 #define LC_MEM_H
 
 #include <stddef.h>
-#include <stdatomic.h>
 
-extern _Atomic long lc_mem_fail_countdown;   /* > 0: the countdown-th allocation from now fails */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LC_MEM_SYSTEM 1      /* the sanitizer's allocator, not jemalloc */
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#undef LC_MEM_SYSTEM
+#define LC_MEM_SYSTEM 1
+#endif
+#endif
 
-void *lc_mem_alloc_slow(size_t size, size_t align);
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+/* Marks n bytes at p as not to be touched (touching them is reported) or
+ * as usable again. */
+#define LC_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define LC_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define LC_POISON(p, n) ((void)(p), (void)(n))
+#define LC_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 /* NULL on failure; align must be a power of two (0 = natural). */
-static inline void *lc_mem_alloc(size_t size, size_t align)
-{
-    return lc_mem_alloc_slow(size, align);
-}
+void *lc_mem_alloc(size_t size, size_t align);
+/* Zeroed; NULL on failure or when n * size overflows. */
 void *lc_mem_calloc(size_t n, size_t size);
-/* size is not used (dallocx, not sdallocx: callers pass 0 where they do not
- * know it); p may come from any thread and any arena. */
+/* size is not used (callers pass 0 where they do not know it); p may come
+ * from any thread and any arena. */
 void lc_mem_free(void *p, size_t size);
 /* Grows an array; returns NULL (old block untouched) on failure. */
 void *lc_mem_realloc(void *p, size_t oldsize, size_t newsize);
@@ -37,19 +66,15 @@ void *lc_mem_realloc(void *p, size_t oldsize, size_t newsize);
  * verbose > 0: says why on stderr.  Not thread-safe: call from locus_init. */
 int lc_mem_arenas_init(int nodes, int verbose);
 /* From now on the calling thread allocates from node's arena through a
- * cache of its own (node < 0, or no arenas: the default arena). */
-void lc_mem_thread_bind(int node);
+ * cache of its own (node < 0, or no arenas: the default arena), and it has
+ * allocated once: 0, or -ENOMEM when even that failed (the thread must not
+ * go on to allocate here). */
+int lc_mem_thread_bind(int node);
 /* Back to the default arena; flushes and destroys the thread's cache.
  * Every bound thread calls it before it exits. */
 void lc_mem_thread_unbind(void);
-/* The arena index of node's arena in use, -1 when there is none. */
+/* The arena index of node's arena in use, -1 when there is none (a build
+ * without jemalloc, one node, or jemalloc refused). */
 int lc_mem_node_arena(int node);
-/* The arena that p was allocated from (tests), -1 if unknown. */
-int lc_mem_arena_of(const void *p);
-/* Test hook: on, lc_mem_arenas_init() behaves as if jemalloc refused. */
-void lc_mem_refuse_arenas(int on);
-
-/* Test hook: the n-th allocation from now fails (n >= 1); 0 disables. */
-void lc_mem_fail_after(long n);
 
 #endif /* LC_MEM_H */

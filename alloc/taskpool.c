@@ -6,6 +6,8 @@
 #include "taskpool.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
@@ -16,11 +18,26 @@ struct lc_task_slab {
     _Alignas(64) struct lc_task tasks[LC_POOL_SLAB];
 };
 
+/* Slabs are aligned to a power of two at least their size, so the slab
+ * that would hold an address is that address rounded down. */
+#define SLAB_ALIGN ((size_t)1 << (64 - __builtin_clzll(sizeof(struct lc_task_slab) - 1)))
+
+/* The slabs' addresses, sorted: written when a slab is made (rare), read
+ * when a task reference is checked. */
+struct lc_slab_index {
+    pthread_rwlock_t lock;
+    uintptr_t *base;
+    size_t n, cap;
+};
+
 int lc_taskpool_global_init(struct lc_taskpool_global *g)
 {
     memset(g, 0, sizeof *g);
     g->peers = g;
     g->npeers = 1;
+    if (!(g->index = calloc(1, sizeof *g->index)))
+        return -ENOMEM;
+    pthread_rwlock_init(&g->index->lock, NULL);
     return -pthread_mutex_init(&g->lock, NULL);
 }
 
@@ -29,19 +46,25 @@ int lc_taskpool_nodes_init(struct lc_taskpool_global *pools, int n)
     for (int i = 0; i < n; i++) {
         int r = lc_taskpool_global_init(&pools[i]);
         if (r < 0) {
-            while (i-- > 0)
-                lc_taskpool_global_fini(&pools[i]);
+            lc_taskpool_nodes_fini(pools, i);
             return r;
         }
         pools[i].peers = pools;
         pools[i].npeers = n;
         pools[i].self = i;
+        if (i > 0) {   /* one index for all */
+            pthread_rwlock_destroy(&pools[i].index->lock);
+            free(pools[i].index);
+            pools[i].index = pools[0].index;
+        }
     }
     return 0;
 }
 
 void lc_taskpool_nodes_fini(struct lc_taskpool_global *pools, int n)
 {
+    for (int i = 1; i < n; i++)
+        pools[i].index = NULL;   /* pools[0]'s, freed with it */
     for (int i = 0; i < n; i++)
         lc_taskpool_global_fini(&pools[i]);
 }
@@ -54,8 +77,67 @@ void lc_taskpool_global_fini(struct lc_taskpool_global *g)
         lc_mem_free(s, sizeof *s);
     }
     lc_mem_free(g->batches, g->cap * sizeof *g->batches);
+    if (g->index) {
+        pthread_rwlock_destroy(&g->index->lock);
+        free(g->index->base);
+        free(g->index);
+    }
     pthread_mutex_destroy(&g->lock);
     memset(g, 0, sizeof *g);
+}
+
+/* Position of the first base >= a in the index (its lock held). */
+static size_t index_find(const struct lc_slab_index *x, uintptr_t a)
+{
+    size_t lo = 0, hi = x->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (x->base[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Adds slab s to the index: 0, or -ENOMEM. */
+static int index_add(struct lc_slab_index *x, const struct lc_task_slab *s)
+{
+    int r = 0;
+    pthread_rwlock_wrlock(&x->lock);
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 64;
+        uintptr_t *b = realloc(x->base, cap * sizeof *b);
+        if (!b)
+            r = -ENOMEM;
+        else {
+            x->base = b;
+            x->cap = cap;
+        }
+    }
+    if (r == 0) {
+        size_t i = index_find(x, (uintptr_t)s);
+        memmove(&x->base[i + 1], &x->base[i], (x->n - i) * sizeof *x->base);
+        x->base[i] = (uintptr_t)s;
+        x->n++;
+    }
+    pthread_rwlock_unlock(&x->lock);
+    return r;
+}
+
+int lc_taskpool_owns(const struct lc_taskpool_global *g, const void *p)
+{
+    struct lc_slab_index *x = g->index;
+    uintptr_t a = (uintptr_t)p, base = a & ~(uintptr_t)(SLAB_ALIGN - 1);
+    uintptr_t first = base + __builtin_offsetof(struct lc_task_slab, tasks);
+    if (a < first || (a - first) % sizeof(struct lc_task) != 0
+        || (a - first) / sizeof(struct lc_task) >= LC_POOL_SLAB)
+        return 0;
+    pthread_rwlock_rdlock(&x->lock);
+    size_t i = index_find(x, base);
+    int found = i < x->n && x->base[i] == base;
+    pthread_rwlock_unlock(&x->lock);
+    return found;
 }
 
 /* A batch from g's stack, or NULL. */
@@ -81,11 +163,20 @@ struct lc_task *lc_taskpool_refill(struct lc_taskpool *p, struct lc_taskpool_glo
     }
     if (!chain) {
         /* a new slab, first touched here, by a worker of g's node */
-        struct lc_task_slab *s = lc_mem_alloc(sizeof *s, 64);
+        struct lc_task_slab *s = lc_mem_alloc(sizeof *s, SLAB_ALIGN);
         if (!s)
             return NULL;
+        if ((uintptr_t)s + sizeof *s > LC_REF_ADDR_LIMIT || index_add(g->index, s) < 0) {
+            /* a task reference could not carry its address (task.h), or
+             * no memory to know it by */
+            lc_mem_free(s, sizeof *s);
+            return NULL;
+        }
         for (unsigned i = 0; i < LC_POOL_SLAB; i++) {
             s->tasks[i].pool_next = chain;
+            /* generation 0 (task.h): the first task it carries is the first */
+            atomic_init(&s->tasks[i].state, 0);
+            lc_task_poison(&s->tasks[i]);
             chain = &s->tasks[i];
         }
         n = LC_POOL_SLAB;
@@ -96,7 +187,45 @@ struct lc_task *lc_taskpool_refill(struct lc_taskpool *p, struct lc_taskpool_glo
     }
     p->head = chain->pool_next;
     p->count += n - 1;
+    /* top the reserve up from what just came in */
+    while (p->nreserve < LC_POOL_RESERVE && p->head) {
+        struct lc_task *t = p->head;
+        p->head = t->pool_next;
+        p->count--;
+        t->pool_next = p->reserve;
+        p->reserve = t;
+        p->nreserve++;
+    }
     return chain;
+}
+
+int lc_taskpool_reserve_fill(struct lc_taskpool *p, struct lc_taskpool_global *g)
+{
+    while (p->nreserve < LC_POOL_RESERVE) {
+        struct lc_task *t = lc_task_alloc(p, g);
+        if (!t)
+            return -ENOMEM;
+        if (p->nreserve >= LC_POOL_RESERVE) {   /* the refill topped it up */
+            lc_task_release(p, g, t);
+            break;
+        }
+        t->pool_next = p->reserve;
+        lc_task_poison(t);
+        p->reserve = t;
+        p->nreserve++;
+    }
+    return 0;
+}
+
+struct lc_task *lc_taskpool_reserve_take(struct lc_taskpool *p)
+{
+    struct lc_task *t = p->reserve;
+    if (!t)
+        return NULL;
+    p->reserve = t->pool_next;
+    p->nreserve--;
+    LC_UNPOISON(t, sizeof *t);
+    return t;
 }
 
 void lc_taskpool_spill(struct lc_taskpool *p, struct lc_taskpool_global *g)

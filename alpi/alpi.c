@@ -191,8 +191,13 @@ int alpi_task_events_test(struct alpi_task *task, uint64_t *has_events)
     if ((void *)task != (void *)me || !has_events)
         return ALPI_ERR_PARAMETER;
     /* the count lives in the task's state word (task.h); a hint, exact when 0 */
-    const struct lc_task *t = (const struct lc_task *)(const void *)me;
-    *has_events = atomic_load_explicit(&t->state, memory_order_acquire) >= LC_ST_EV_ONE;
+    uint32_t gen;
+    int err;
+    struct lc_task *t = lc_ref_check(me, &gen, "alpi_task_events_test", &err);
+    if (!t)
+        return from_errno(err);
+    *has_events = LC_ST_LOW(atomic_load_explicit(&t->state, memory_order_acquire))
+                  >= LC_ST_EV_ONE;
     return ALPI_SUCCESS;
 }
 

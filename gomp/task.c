@@ -160,6 +160,7 @@ static void run_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
     gomp_thr.task_cur = saved_cur;
 }
 
+static void discard(locus_task_fn fn, void *arg);
 static int spawn_prio(void (*fn)(void *), const void *data, size_t size,
                       const locus_dep_t *deps, size_t ndeps, int prio, void (*body)(void *));
 
@@ -399,6 +400,7 @@ GOMP_EXPORT void GOMP_taskgroup_start(void)
     g->reductions = gomp_reductions();   /* a group inherits the enclosing ones */
     g->workshare = 0;
     lc_taskgroup_begin(w, &g->g);
+    g->g.discard = discard;
 }
 
 GOMP_EXPORT void GOMP_taskgroup_end(void)
@@ -433,10 +435,6 @@ static void discard(locus_task_fn fn, void *arg)
     }
 }
 
-__attribute__((constructor)) static void discard_init(void)
-{
-    lc_discard_hook = discard;
-}
 
 /* ---- taskloop: the iterations cut into tasks, each given its bounds in
  * the first two words of its copy of the data block (gcc's layout) ---- */

@@ -16,6 +16,7 @@
  * search trees", FOCS 1989.
  */
 #include "depmap.h"
+#include "depmap_impl.h"
 
 #include <errno.h>
 #include <string.h>
@@ -25,38 +26,6 @@
 #include "rng.h"
 #include "runtime.h"
 #include "task.h"
-
-enum { G_NONE = 0, G_WRITE, G_READ, G_CONC };
-
-struct lc_group {
-    uint32_t n, cap;
-    struct lc_task **v;          /* inl, or a heap block of cap entries */
-    struct lc_task *inl[4];
-};
-
-#define LC_GROUP_INLINE 4
-
-struct lc_seg {
-    uintptr_t lo, hi;            /* [lo, hi) */
-    struct lc_seg *hnext;        /* hash chain; free-list link when recycled */
-    struct lc_seg *left, *right; /* treap by lo */
-    uint32_t prio;
-    uint32_t gen;                /* the map's generation when cur and prev were last valid */
-    uint8_t kind;                /* G_* of cur */
-    struct lc_group cur, prev;
-};
-
-struct lc_depmap {
-    struct lc_seg **buckets;
-    unsigned shift;              /* 64 - log2(number of buckets) */
-    size_t nbuckets;
-    size_t nsegs;
-    size_t sweep_at;
-    struct lc_seg *root;
-    struct lc_seg *free_segs;
-    uint64_t rng;
-    uint32_t gen;                /* bumped by lc_depmap_retire */
-};
 
 #define LC_MAP_INIT_BITS 6
 #define LC_MAP_SWEEP_MIN 4096
@@ -682,9 +651,4 @@ void lc_depmap_destroy(struct lc_worker *w, struct lc_depmap *m)
     }
     lc_mem_free(m->buckets, m->nbuckets * sizeof *m->buckets);
     lc_mem_free(m, sizeof *m);
-}
-
-size_t lc_depmap_segments(const struct lc_depmap *m)
-{
-    return m->nsegs;
 }

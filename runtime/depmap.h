@@ -54,6 +54,4 @@ int lc_depmap_register(struct lc_worker *w, struct lc_depmap *m, struct lc_task 
  */
 int lc_depmap_ready(const struct lc_depmap *m, const locus_dep_t *deps, size_t ndeps);
 
-size_t lc_depmap_segments(const struct lc_depmap *m);
-
 #endif /* LC_DEPMAP_H */

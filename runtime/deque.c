@@ -123,3 +123,29 @@ struct lc_qitem lc_deque_steal(struct lc_deque *d)
         return none;
     return x;
 }
+
+struct lc_deque *lc_deques_create(int n, unsigned log2cap)
+{
+    if (n <= 0)
+        return NULL;
+    struct lc_deque *d = aligned_alloc(LC_CACHELINE, (size_t)n * sizeof *d);
+    if (!d)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (lc_deque_init(&d[i], log2cap) < 0) {
+            while (i-- > 0)
+                lc_deque_destroy(&d[i]);
+            free(d);
+            return NULL;
+        }
+    return d;
+}
+
+void lc_deques_destroy(struct lc_deque *d, int n)
+{
+    if (!d)
+        return;
+    for (int i = 0; i < n; i++)
+        lc_deque_destroy(&d[i]);
+    free(d);
+}

@@ -102,6 +102,11 @@ int lc_deque_init(struct lc_deque *d, unsigned log2cap);
 /* Frees the buffer and every retired one; items still inside are the
  * caller's.  No other thread may use d any more. */
 void lc_deque_destroy(struct lc_deque *d);
+/* An array of n deques (one per worker), cache-line aligned, each of
+ * 2^log2cap slots to start with: the array, or NULL with nothing left
+ * allocated.  destroy frees the array and every deque in it. */
+struct lc_deque *lc_deques_create(int n, unsigned log2cap);
+void lc_deques_destroy(struct lc_deque *d, int n);
 
 /* Owner only, slow path of push: installs a buffer twice the size of a
  * holding the live range [t, b), retires a.  The new buffer, or NULL. */

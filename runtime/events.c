@@ -1,7 +1,17 @@
 /*
  * events.c - external events and blocking of the running task (the public
- * API in locus.h; the handshake with the body's end in events.h), and the
- * hand-over of completions from threads that are not workers.
+ * API in locus.h; the handshake with the body's end in events.h), the
+ * references to tasks that users hold for them, and the hand-over of
+ * completions from threads that are not workers.
+ *
+ * A reference is the task's descriptor and the low bits of its generation
+ * (task.h).  Every call that takes one checks, before reading the
+ * descriptor, that it points into the runtime's descriptor slabs
+ * (lc_taskpool_owns: a pointer that was never a reference is refused
+ * without being read), and checks the generation in the same
+ * compare-and-swap that changes the state: a reference to a task that has
+ * completed gets -EINVAL however long ago it completed and whatever task
+ * the descriptor carries now.
  *
  * A task whose last event is fulfilled after its body returned completes
  * on the fulfilling thread when that is a worker (as if a child had
@@ -13,7 +23,7 @@
  *
  * Blocking keeps no state outside the task: the token is a bit of its
  * state word, and the blocked task's thread waits on that word with
- * lc_wait_word, running other tasks meanwhile.
+ * lc_wait_state, running other tasks meanwhile.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -24,76 +34,105 @@
 
 /* read by every worker between tasks: a line of its own, away from writes */
 _Alignas(64) _Atomic(struct lc_task *) lc_ext_head;
-
-/* The public handle is the descriptor itself. */
-static inline struct lc_task *task_of(locus_task_ref_t ref)
-{
-    return (struct lc_task *)(void *)ref;
-}
+_Alignas(64) _Atomic long lc_events_waiting, lc_tasks_blocked;
 
 LOCUS_API locus_task_ref_t locus_task_current(void)
 {
     struct lc_worker *w = lc_self;
     if (!w || !w->cur || (w->cur->flags & LC_TF_ROOT))
         return NULL;
-    return (locus_task_ref_t)(void *)w->cur;
+    return lc_ref_of(w->cur);
+}
+
+struct lc_task *lc_ref_check(locus_task_ref_t ref, uint32_t *gen, const char *fn, int *err)
+{
+    struct lc_runtime *rt = lc_rt;
+    if (!rt) {
+        *err = lc_error(-EPERM, "%s: the runtime is not running", fn);
+        return NULL;
+    }
+    if (!ref) {
+        *err = lc_error(-EINVAL, "%s: task is NULL", fn);
+        return NULL;
+    }
+    struct lc_task *t = lc_ref_task(ref, gen);
+    if (!lc_taskpool_owns(rt->npools, t)) {
+        *err = lc_error(-EINVAL, "%s: %p is not a task reference of this runtime (one from "
+                        "locus_task_current() or alpi_task_self() before the last "
+                        "locus_init(), or not one at all)", fn, (void *)ref);
+        return NULL;
+    }
+    return t;
+}
+
+/* The message for a reference whose task is over. */
+static int stale(const char *fn)
+{
+    return lc_error(-EINVAL, "%s: the task is complete (the reference is stale)", fn);
 }
 
 int lc_events_body_end_slow(struct lc_task *t)
 {
     /* release: the fulfiller that completes t reads t->nspawned */
-    uint32_t old = atomic_fetch_or_explicit(&t->state, LC_ST_BODYDONE, memory_order_acq_rel);
-    return old < LC_ST_EV_ONE;   /* fulfilled between the load and here */
+    uint64_t old = atomic_fetch_or_explicit(&t->state, LC_ST_BODYDONE, memory_order_acq_rel);
+    if (LC_ST_LOW(old) < LC_ST_EV_ONE)
+        return 1;   /* fulfilled between the load and here */
+    atomic_fetch_add_explicit(&lc_events_waiting, 1, memory_order_relaxed);
+    return 0;
 }
 
 LOCUS_API int locus_task_events_increase(locus_task_ref_t ref, unsigned n)
 {
-    struct lc_task *t = task_of(ref);
-    if (!lc_rt)
-        return lc_error(-EPERM, "locus_task_events_increase: the runtime is not running");
+    static const char fn[] = "locus_task_events_increase";
+    uint32_t gen;
+    int err;
+    struct lc_task *t = lc_ref_check(ref, &gen, fn, &err);
     if (!t)
-        return lc_error(-EINVAL, "locus_task_events_increase: task is NULL");
+        return err;
     if (n == 0)
-        return lc_error(-EINVAL, "locus_task_events_increase: n is 0");
+        return lc_error(-EINVAL, "%s: n is 0", fn);
     if (n > LOCUS_EVENTS_MAX)
-        return lc_error(-EINVAL, "locus_task_events_increase: n = %u is more than "
-                        "LOCUS_EVENTS_MAX (%u)", n, LOCUS_EVENTS_MAX);
+        return lc_error(-EINVAL, "%s: n = %u is more than LOCUS_EVENTS_MAX (%u)", fn, n,
+                        LOCUS_EVENTS_MAX);
     struct lc_worker *w = lc_self;
-    int own = w && w->cur == t;   /* the task's body is what runs here */
+    uint64_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
+    /* the task's body is what runs here (checked with the generation) */
+    int own = w && w->cur == t && lc_ref_current(old, gen);
     if (own && (t->flags & LC_TF_ROOT))
-        return lc_error(-EINVAL, "locus_task_events_increase: the initial thread's or an "
-                        "implicit task cannot have events");
-    uint32_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
+        return lc_error(-EINVAL, "%s: the initial thread's or an implicit task cannot have "
+                        "events", fn);
     for (;;) {
-        uint32_t cnt = old >> LC_ST_EV_SHIFT;
-        if (old & LC_ST_COMPLETE)
-            return lc_error(-EINVAL, "locus_task_events_increase: the task is complete");
-        if (cnt == 0 && (old & LC_ST_BODYDONE))
-            return lc_error(-EINVAL, "locus_task_events_increase: the task's body has "
-                            "returned and its events are all fulfilled (it is completing)");
+        uint32_t low = LC_ST_LOW(old), cnt = low >> LC_ST_EV_SHIFT;
+        if (!lc_ref_current(old, gen) || (low & LC_ST_COMPLETE))
+            return stale(fn);
+        if (cnt == 0 && (low & LC_ST_BODYDONE))
+            return lc_error(-EINVAL, "%s: the task's body has returned and its events are "
+                            "all fulfilled (it is completing)", fn);
         if (cnt == 0 && !own)
-            return lc_error(-EINVAL, "locus_task_events_increase: only the task's own body, "
-                            "or a holder of one of its unfulfilled events, may add events");
+            return lc_error(-EINVAL, "%s: only the task's own body, or a holder of one of its "
+                            "unfulfilled events, may add events", fn);
         if (n > LOCUS_EVENTS_MAX - cnt)
-            return lc_error(-EINVAL, "locus_task_events_increase: %u + %u events would be "
-                            "more than LOCUS_EVENTS_MAX (%u)", cnt, n, LOCUS_EVENTS_MAX);
-        if (atomic_compare_exchange_weak_explicit(&t->state, &old, old + (n << LC_ST_EV_SHIFT),
+            return lc_error(-EINVAL, "%s: %u + %u events would be more than LOCUS_EVENTS_MAX "
+                            "(%u)", fn, cnt, n, LOCUS_EVENTS_MAX);
+        if (atomic_compare_exchange_weak_explicit(&t->state, &old,
+                                                  old + ((uint64_t)n << LC_ST_EV_SHIFT),
                                                   memory_order_relaxed, memory_order_relaxed))
             return 0;
     }
 }
 
 /* t's body has returned and its last event is fulfilled: the body's share
- * of pending goes now, as at the end of run_body (exec.c). */
+ * of pending goes now, as at the end of a body (run.c). */
 static void body_share_done(struct lc_task *t)
 {
+    atomic_fetch_sub_explicit(&lc_events_waiting, 1, memory_order_relaxed);
     int64_t share = LC_BIAS - t->nspawned;
     if (atomic_fetch_sub_explicit(&t->pending, share, memory_order_acq_rel) != share)
         return;   /* children still running: the last one completes t */
     struct lc_worker *w = lc_self;
     struct lc_runtime *rt = lc_rt;
     if (w && w->rt == rt) {
-        lc_task_complete_busy(w, t);
+        lc_complete(w, t, 0);
         return;
     }
     /* release: the worker that completes t sees everything before this */
@@ -107,28 +146,30 @@ static void body_share_done(struct lc_task *t)
 
 LOCUS_API int locus_task_events_decrease(locus_task_ref_t ref, unsigned n)
 {
-    struct lc_task *t = task_of(ref);
-    if (!lc_rt)
-        return lc_error(-EPERM, "locus_task_events_decrease: the runtime is not running");
+    static const char fn[] = "locus_task_events_decrease";
+    uint32_t gen;
+    int err;
+    struct lc_task *t = lc_ref_check(ref, &gen, fn, &err);
     if (!t)
-        return lc_error(-EINVAL, "locus_task_events_decrease: task is NULL");
+        return err;
     if (n == 0)
-        return lc_error(-EINVAL, "locus_task_events_decrease: n is 0");
-    uint32_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
+        return lc_error(-EINVAL, "%s: n is 0", fn);
+    uint64_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
     for (;;) {
-        uint32_t cnt = old >> LC_ST_EV_SHIFT;
-        if (old & LC_ST_COMPLETE)
-            return lc_error(-EINVAL, "locus_task_events_decrease: the task is complete");
+        uint32_t low = LC_ST_LOW(old), cnt = low >> LC_ST_EV_SHIFT;
+        if (!lc_ref_current(old, gen) || (low & LC_ST_COMPLETE))
+            return stale(fn);
         if (n > cnt)
-            return lc_error(-EINVAL, "locus_task_events_decrease: %u events fulfilled but "
-                            "only %u outstanding", n, cnt);
+            return lc_error(-EINVAL, "%s: %u events fulfilled but only %u outstanding", fn, n,
+                            cnt);
         /* acq_rel: the body's end (acquire) and the completing thread
          * (acquire) see what every fulfiller wrote before fulfilling */
-        if (atomic_compare_exchange_weak_explicit(&t->state, &old, old - (n << LC_ST_EV_SHIFT),
+        if (atomic_compare_exchange_weak_explicit(&t->state, &old,
+                                                  old - ((uint64_t)n << LC_ST_EV_SHIFT),
                                                   memory_order_acq_rel, memory_order_relaxed))
             break;
     }
-    if (n == old >> LC_ST_EV_SHIFT && (old & LC_ST_BODYDONE))
+    if (n == LC_ST_LOW(old) >> LC_ST_EV_SHIFT && (LC_ST_LOW(old) & LC_ST_BODYDONE))
         body_share_done(t);
     return 0;
 }
@@ -141,39 +182,47 @@ LOCUS_API int locus_task_block(void)
     if (!w || !w->cur || (w->cur->flags & LC_TF_ROOT))
         return lc_error(-ENOTSUP, "locus_task_block: not called from inside a task");
     struct lc_task *t = w->cur;
-    uint32_t s = atomic_load_explicit(&t->state, memory_order_acquire);
+    uint64_t s = atomic_load_explicit(&t->state, memory_order_acquire);
+    int counted = 0;
     for (;;) {
         if (s & LC_ST_TOKEN) {
             /* acquire: what the unblocker wrote before unblocking is seen */
-            if (atomic_compare_exchange_weak_explicit(&t->state, &s, s & ~LC_ST_TOKEN,
+            if (atomic_compare_exchange_weak_explicit(&t->state, &s, s & ~(uint64_t)LC_ST_TOKEN,
                                                       memory_order_acquire, memory_order_acquire))
-                return 0;
+                break;
             continue;
         }
+        if (!counted) {
+            atomic_fetch_add_explicit(&lc_tasks_blocked, 1, memory_order_relaxed);
+            counted = 1;
+        }
         /* runs other tasks until the word changes (any change: look again) */
-        lc_wait_word(w, &t->state, s);
+        lc_wait_state(w, t, s);
         s = atomic_load_explicit(&t->state, memory_order_acquire);
     }
+    if (counted)
+        atomic_fetch_sub_explicit(&lc_tasks_blocked, 1, memory_order_relaxed);
+    return 0;
 }
 
 LOCUS_API int locus_task_unblock(locus_task_ref_t ref)
 {
-    struct lc_task *t = task_of(ref);
-    struct lc_runtime *rt = lc_rt;
-    if (!rt)
-        return lc_error(-EPERM, "locus_task_unblock: the runtime is not running");
+    static const char fn[] = "locus_task_unblock";
+    uint32_t gen;
+    int err;
+    struct lc_task *t = lc_ref_check(ref, &gen, fn, &err);
     if (!t)
-        return lc_error(-EINVAL, "locus_task_unblock: task is NULL");
-    uint32_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
+        return err;
+    uint64_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
     do {
-        if (old & LC_ST_COMPLETE)
-            return lc_error(-EINVAL, "locus_task_unblock: the task is complete");
+        if (!lc_ref_current(old, gen) || (old & LC_ST_COMPLETE))
+            return stale(fn);
         if (old & LC_ST_TOKEN)
             return 0;   /* one token: a second unblock before the block adds nothing */
-        /* seq_cst: the waker's half of lc_wait_word's handshake */
+        /* seq_cst: the waker's half of lc_wait_state's handshake */
     } while (!atomic_compare_exchange_weak_explicit(&t->state, &old, old | LC_ST_TOKEN,
                                                     memory_order_seq_cst, memory_order_relaxed));
-    lc_wake_waiters(rt);
+    lc_wake_waiters(lc_rt);
     return 0;
 }
 
@@ -186,7 +235,7 @@ static int ext_drain(struct lc_worker *w)
     int any = t != NULL;
     while (t) {
         struct lc_task *next = t->qnext;   /* read before t may be freed */
-        lc_task_complete_busy(w, t);
+        lc_complete(w, t, 0);
         t = next;
     }
     return any;

@@ -25,6 +25,16 @@ struct lc_runtime;
 /* Services registered (poll.c); read by every worker's loop. */
 extern _Atomic int lc_poll_count;
 
+/* Tasks whose body has returned and whose events are not all fulfilled,
+ * and tasks blocked in locus_task_block: written only by those paths, read
+ * by locus_finalize when it has waited long (wait.c). */
+extern _Atomic long lc_events_waiting, lc_tasks_blocked;
+
+/* events.c: the task a user's reference names, checked: its descriptor,
+ * with *gen the generation to compare with its state (lc_ref_current); or
+ * NULL with -EINVAL and a message naming fn in *err. */
+struct lc_task *lc_ref_check(locus_task_ref_t ref, uint32_t *gen, const char *fn, int *err);
+
 /* events.c: the body of t ended with events outstanding (slow half of
  * lc_events_body_end). */
 int lc_events_body_end_slow(struct lc_task *t);
@@ -34,7 +44,8 @@ int lc_events_body_end_slow(struct lc_task *t);
  * acquire: a fulfilment seen here happens before t's successors run. */
 static inline int lc_events_body_end(struct lc_task *t)
 {
-    if (__builtin_expect(atomic_load_explicit(&t->state, memory_order_acquire) < LC_ST_EV_ONE, 1))
+    if (__builtin_expect(LC_ST_LOW(atomic_load_explicit(&t->state, memory_order_acquire))
+                         < LC_ST_EV_ONE, 1))
         return 1;
     return lc_events_body_end_slow(t);
 }
@@ -42,7 +53,7 @@ static inline int lc_events_body_end(struct lc_task *t)
 /* Whether t has events outstanding now (its own thread asks). */
 static inline int lc_events_held(struct lc_task *t)
 {
-    return atomic_load_explicit(&t->state, memory_order_relaxed) >= LC_ST_EV_ONE;
+    return LC_ST_LOW(atomic_load_explicit(&t->state, memory_order_relaxed)) >= LC_ST_EV_ONE;
 }
 
 /* events.c: completes the tasks whose last event a thread that is not a

@@ -1,8 +1,9 @@
 /*
  * independent.c - tasks without a parent (ALPI's alpi_task_spawn, which
  * alpi/alpi.c builds on): no task waits for them and their dependencies
- * live in a namespace of their own, so they are queued as light tasks
- * whose parent is NULL (a completion stops there: exec.c).  Any thread may
+ * live in a namespace of their own, so they are queued (ready.h,
+ * LC_READY_DETACHED) as light tasks whose parent is NULL (a completion
+ * stops there: run.c).  Any thread may
  * spawn one: a worker queues it at once; another thread leaves it on an
  * injection list that every worker looks at between tasks and before
  * sleeping (events.h), and wakes a sleeper as a push does.
@@ -15,10 +16,7 @@
 #include <stdlib.h>
 
 #include "events.h"
-#include "policy.h"
 #include "runtime.h"
-#include "steal.h"
-#include "taskpool.h"
 
 struct lc_indep {
     struct lc_indep *next;   /* on the injection list */
@@ -44,18 +42,16 @@ static void indep_body(void *arg)
     lc_wake_waiters(rt);
 }
 
-/* Queues r's task on w (a light task without parent); runs it here when
- * no queue has room. */
-static void queue_on(struct lc_worker *w, struct lc_indep *r)
+/* Leaves r on the injection list for a worker to queue (wait.c's
+ * handshake wakes one). */
+static void inject(struct lc_runtime *rt, struct lc_indep *r)
 {
-    if (w->rt->sched->push_light(w, indep_body, r, NULL) == 0) {
-        lc_wake_for(w, LC_WAKE_ANY);
-        return;
-    }
-    const struct lc_qitem it = { (void *)indep_body, r, NULL, LC_QI_LIGHT };
-    struct lc_task *t = lc_light_open(w, &it);
-    if (t)
-        lc_execute(w, t);   /* else lc_light_open queued it on w's deque */
+    struct lc_indep *head = atomic_load_explicit(&lc_inject_head, memory_order_relaxed);
+    do
+        r->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&lc_inject_head, &head, r,
+                                                  memory_order_release, memory_order_relaxed));
+    lc_notify_any(rt, 0);   /* the pusher's half of wait.c's handshake */
 }
 
 int lc_spawn_independent(locus_task_fn fn, void *arg)
@@ -71,15 +67,14 @@ int lc_spawn_independent(locus_task_fn fn, void *arg)
     atomic_fetch_add_explicit(&lc_indep_live, 1, memory_order_relaxed);
     struct lc_worker *w = lc_self;
     if (w && w->rt == rt) {
-        queue_on(w, r);
+        if (lc_spawn_detached(w, indep_body, r) < 0) {
+            atomic_fetch_sub_explicit(&lc_indep_live, 1, memory_order_relaxed);
+            free(r);
+            return lc_error(-ENOMEM, "alpi_task_spawn: out of memory");
+        }
         return 0;
     }
-    struct lc_indep *head = atomic_load_explicit(&lc_inject_head, memory_order_relaxed);
-    do
-        r->next = head;
-    while (!atomic_compare_exchange_weak_explicit(&lc_inject_head, &head, r,
-                                                  memory_order_release, memory_order_relaxed));
-    lc_notify_any(rt, 0);   /* the pusher's half of wait.c's handshake */
+    inject(rt, r);
     return 0;
 }
 
@@ -91,7 +86,8 @@ int lc_inject_drain(struct lc_worker *w)
     int any = r != NULL;
     while (r) {
         struct lc_indep *next = r->next;   /* r is freed once its task starts */
-        queue_on(w, r);
+        if (lc_spawn_detached(w, indep_body, r) < 0)
+            inject(w->rt, r);   /* no memory now: left for a later look */
         r = next;
     }
     return any;
@@ -101,5 +97,5 @@ void lc_independent_wait(struct lc_worker *w)
 {
     uint32_t v;
     while ((v = atomic_load_explicit(&lc_indep_live, memory_order_seq_cst)) != 0)
-        lc_wait_word(w, &lc_indep_live, v);
+        lc_wait_word_final(w, &lc_indep_live, v);
 }

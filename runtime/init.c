@@ -21,7 +21,6 @@
 #include "spin.h"
 #include "team.h"
 #include "policy.h"
-#include "prio.h"
 #include "taskpool.h"
 #include "topology.h"
 
@@ -37,7 +36,11 @@ static void *worker_main(void *arg)
     lc_self = w;
     if (w->rt->opt.bind == LC_BIND_CORE && w->cpu >= 0)
         lc_topology_bind_self(&w->rt->topo, w->cpu);
-    lc_mem_thread_bind(w->node);   /* after binding: its pages are faulted in on the node */
+    lc_stack_setup(w);
+    /* after binding: its pages are faulted in on the node; and its first
+     * allocation now, while there is memory (mem.h) */
+    if (lc_mem_thread_bind(w->node) < 0 && w->rt->opt.verbose > 0)
+        fprintf(stderr, "locus: worker %d: no memory for its first allocation\n", w->id);
     atomic_fetch_add_explicit(&w->rt->started, 1, memory_order_release);
     if (w->rt->team_mode)
         lc_team_loop(w);
@@ -122,7 +125,6 @@ static void teardown(struct lc_runtime *rt, int nstarted)
         lc_depmap_destroy(&rt->workers[0], rt->root->map);
     if (rt->sched_inited)
         rt->sched->fini(rt);
-    lc_prio_fini(rt);
     lc_trace_free(rt);
     lc_counters_rt_close();
     lc_locality_fini(rt);
@@ -242,7 +244,11 @@ static int init_runtime(int team_mode, int team_threads)
     /* the initial thread is worker 0: from here on it allocates from its
      * node's arena, as the workers will (mem.c) */
     lc_mem_arenas_init(rt->topo.nnodes, rt->opt.verbose);
-    lc_mem_thread_bind(rt->workers[0].node);
+    if (lc_mem_thread_bind(rt->workers[0].node) < 0) {
+        r = init_fail(-ENOMEM, "locus_init: out of memory");
+        goto fail;
+    }
+    lc_stack_setup(&rt->workers[0]);
 
     rt->nsync = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->nsync, LC_CACHELINE);
     if (!rt->nsync) {
@@ -272,10 +278,11 @@ static int init_runtime(int team_mode, int team_threads)
         goto fail;
     }
     rt->sched_inited = 1;
-    if ((r = lc_prio_init(rt)) < 0) {
-        r = init_fail(r, "locus_init: out of memory for the priority queues");
-        goto fail;
-    }
+    for (int i = 0; i < rt->nworkers; i++)
+        if (lc_taskpool_reserve_fill(&rt->workers[i].pool, rt->workers[i].npool) < 0) {
+            r = init_fail(-ENOMEM, "locus_init: out of memory for the workers' reserves");
+            goto fail;
+        }
     /* LOCUS_TRACE, LOCUS_DAG: before the workers start, which record */
     if ((r = lc_trace_init(rt, err, sizeof err)) < 0) {
         init_fail(r, err);
@@ -287,11 +294,10 @@ static int init_runtime(int team_mode, int team_threads)
         r = init_fail(-ENOMEM, "locus_init: out of memory for the root task");
         goto fail;
     }
-    memset(root, 0, sizeof *root);
+    lc_task_clear(root, LC_ST_UNMAPPED);
     root->flags = LC_TF_ROOT;
     root->node = -1;
     atomic_store_explicit(&root->pending, LC_BIAS, memory_order_relaxed);
-    atomic_store_explicit(&root->state, LC_ST_UNMAPPED, memory_order_relaxed);
     rt->root = root;
     rt->workers[0].cur = root;
 
@@ -384,7 +390,7 @@ LOCUS_API int locus_finalize(void)
         return lc_error(-EDEADLK, "locus_finalize: called from inside a task");
 
     pthread_mutex_lock(&lc_init_lock);
-    lc_wait_children(w, rt->root, 0);
+    lc_wait_children_final(w, rt->root);
     lc_independent_wait(w);   /* tasks without parent (independent.c) */
     atomic_store_explicit(&rt->stop, 1, memory_order_release);
     lc_wake_all(rt);

@@ -15,12 +15,13 @@
 #include "deque.h"
 #include "env.h"
 #include "grain.h"
+#include "instrument.h"
 #include "task.h"
 #include "taskpool.h"
+#include "policy.h"
 #include "topology.h"
 
 struct lc_sched_ops;
-struct lc_prioq;
 
 /* Per-worker counters, written only by their worker (summed on demand). */
 struct lc_worker_stats {
@@ -51,29 +52,39 @@ struct lc_node_sync {
 };
 
 struct lc_worker {
-    _Alignas(LC_CACHELINE) struct lc_deque dq;  /* ready tasks: two lines, top and bottom */
     /* read-mostly: written at init only, read by thieves and the scheduler */
     _Alignas(LC_CACHELINE) struct lc_runtime *rt;
     int id;
     int node;                                   /* logical NUMA node */
     int cpu;                                    /* real OS CPU bound to, -1 none */
     pthread_t thread;
-    void *sched_data;
+    void *sched_local;                          /* the policy's part for this worker
+                                                   (policy.h): the core never follows it */
     struct lc_taskpool_global *npool;           /* its node's descriptor stack (taskpool.h) */
+    uintptr_t stack_floor;                      /* run.c: tasks run at their spawn only
+                                                   while the stack is above this */
     /* written by the owner on every task: on a line no other thread reads */
     _Alignas(LC_CACHELINE) struct lc_task *cur; /* task running on this worker */
     struct lc_taskpool pool;
     uint64_t rng;
-    unsigned idle_polls;                        /* failed pops in a row */
+    unsigned idle_polls;                        /* failed pops in a row (policies read it) */
+    int last_look;                              /* the last look before sleeping: a policy
+                                                   takes what its patience rules would leave */
+    unsigned nest;                              /* tasks running on this stack, one on top of
+                                                   the other (run.c) */
     struct {                                    /* idle polling (spin.h) */
         unsigned limit;                         /* polls before sleeping, <= LOCUS_SPIN */
         uint64_t last_ns;                       /* the clock at the last check */
     } spin;
-    int at_spawn;                               /* running a task at its spawn (exec.c) */
+    int at_spawn;                               /* running a task at its spawn (run.c) */
     uint64_t poll_next_ns;                      /* when a busy worker next calls the
                                                    polling services (events.c) */
     struct lc_trace_buf *trace;                 /* LOCUS_TRACE/LOCUS_DAG recording, NULL off
-                                                   (trace/trace.h): each hook's one branch */
+                                                   (instrument.h): each point's one branch */
+    struct {                                    /* the throttle (wait.c, lc_throttle) */
+        struct lc_task *task;                   /* the spawner it last let through ... */
+        int64_t done;                           /* ... with so many children complete */
+    } throttle;
     struct lc_grain_state grain;                /* body-length estimate (grain.h); its est
                                                    is read by others, seldom (lc_grain_ask) */
     _Alignas(LC_CACHELINE) struct lc_worker_stats stats;
@@ -84,12 +95,12 @@ struct lc_runtime {
     struct lc_options opt;
     struct lc_topology topo;
     const struct lc_sched_ops *sched;
-    void *sched_data;
+    void *sched_data;                   /* the policy's state (policy.h): never followed here */
     int sched_inited;
-    /* task priorities (sched/prio.h): set by the first spawn that asks for
-     * one, read by every pop; the nodes' priority queues */
+    /* a task with a priority was spawned: from then on the ready decision
+     * asks the policy for the priority it has queued (ready.h).  Written
+     * once, by the first such spawn. */
     _Atomic int prio_on;
-    struct lc_prioq *prioq;
     int nworkers;
     int oversubscribed;                 /* more workers than CPUs */
     struct lc_worker *workers;          /* nworkers, cache-line aligned */
@@ -121,11 +132,6 @@ struct lc_runtime {
      * lines of its own: a pool's lock changes hands every LC_POOL_BATCH
      * tasks a worker frees or allocates */
     struct lc_taskpool_global *npools;
-
-    /* Written often, so on a line of its own, away from the fields above
-     * that every spawn and every steal read: NAFT counts every first-touch
-     * task in ft_next. */
-    _Alignas(LC_CACHELINE) _Atomic unsigned ft_next;
 
     /* sleeping and waking (wait.c) */
     struct lc_node_sync *nsync;         /* nnodes entries */
@@ -166,7 +172,7 @@ static inline void lc_run_fn(struct lc_worker *w, locus_task_fn fn, void *arg)
 void lc_grain_ask(struct lc_worker *w);
 
 /* Whether w runs a ready task it is spawning at once, by body length
- * (grain.h); never inside a task run so (exec.c, lc_run_at_spawn). */
+ * (grain.h); never inside a task run so (run.c, LC_RUN_SPAWN). */
 static inline int lc_grain_run_here(struct lc_worker *w)
 {
     if (w->at_spawn)
@@ -184,30 +190,81 @@ extern struct lc_runtime *lc_rt;
 /* The calling thread's worker, NULL on foreign threads. */
 extern __thread struct lc_worker *lc_self __attribute__((tls_model("initial-exec")));
 
-/* exec.c: run a ready task on w, then complete what completes. */
-void lc_execute(struct lc_worker *w, struct lc_task *t);
-/* exec.c: run t, ready at its spawn, on its spawner w (grain.h); what it
- * releases is queued, not run. */
-void lc_run_at_spawn(struct lc_worker *w, struct lc_task *t);
-/* exec.c: the body of t is done or its last child completed: finish it. */
-void lc_task_complete(struct lc_worker *w, struct lc_task *t);
-/* exec.c: completes t (its body and children are done) on w, which goes on
- * with what it was doing: a successor it would run next is queued. */
-void lc_task_complete_busy(struct lc_worker *w, struct lc_task *t);
-/* exec.c: the task's parent map dropped its last reference. */
+/* run.c: how a ready task runs (lc_run). */
+enum lc_run_ctx {
+    LC_RUN_TAKEN,    /* taken from a queue, or handed back to run next: a successor it
+                        releases may run next on w, and so on */
+    LC_RUN_SPAWN,    /* at its spawn, on its spawner: what it releases is queued, and
+                        the tasks it spawns are not run at their spawn */
+};
+/* run.c: the one way a ready task runs: its body on w, then the one
+ * completion routine (lc_complete) for it and whatever completes with it. */
+void lc_run(struct lc_worker *w, struct lc_task *t, enum lc_run_ctx ctx);
+/* run.c: the one completion routine: t's body and children are done (and
+ * its events fulfilled); completes it, then every ancestor it was the last
+ * incomplete child of, and decides each successor released on the way
+ * (ready.h); returns one for the caller to run next when may_run_next, else
+ * NULL.  Any worker may call it for any task (events.c: a task whose last
+ * event was fulfilled elsewhere). */
+struct lc_task *lc_complete(struct lc_worker *w, struct lc_task *t, int may_run_next);
+/* run.c: the task's parent map dropped its last reference. */
 void lc_task_unmapped(struct lc_worker *w, struct lc_task *t);
+/* spawn.c: the task a queue item stands for: the descriptor, or one made
+ * for a light item from w's pool (or its reserve); NULL when there was no
+ * memory for one, and the item went back to the policy's queues. */
+struct lc_task *lc_item_open(struct lc_worker *w, const struct lc_qitem *it);
 
 /* wait.c */
 void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding);
+/* wait.c: the throttle (spawn.c): t has more than LOCUS_THROTTLE incomplete
+ * children; runs tasks until half remain, or until it is clear that they
+ * will not complete without t going on (locus(7) says when). */
+void lc_throttle(struct lc_worker *w, struct lc_task *t);
+/* wait.c: locus_finalize's wait for t's children: says on stderr, after a
+ * while, what it waits for when tasks wait for events or are blocked. */
+void lc_wait_children_final(struct lc_worker *w, struct lc_task *t);
 void lc_worker_loop(struct lc_worker *w);
 void lc_wake_all(struct lc_runtime *rt);
 /* Runs tasks on w until *word differs from old; whoever changes the word
  * (with a seq_cst read-modify-write) then calls lc_wake_waiters(). */
 void lc_wait_word(struct lc_worker *w, _Atomic uint32_t *word, uint32_t old);
+/* The same for a task's 64-bit state word (events.c: a blocked task). */
+void lc_wait_state(struct lc_worker *w, struct lc_task *t, uint64_t old);
+/* lc_wait_word for locus_finalize, which says what it waits for after a
+ * while (lc_wait_children_final). */
+void lc_wait_word_final(struct lc_worker *w, _Atomic uint32_t *word, uint32_t old);
 void lc_wake_waiters(struct lc_runtime *rt);
-/* A task was queued where workers of node may take it / anyone may. */
-void lc_notify_node(struct lc_runtime *rt, int node);
+/* A task was queued where anyone may take it, by a thread that is not a
+ * worker (events.c, independent.c). */
 void lc_notify_any(struct lc_runtime *rt, int from_node);
+
+/* A worker's stack, for the bound on what runs at a spawn (run.c): the
+ * calling thread's stack from pthread_getattr_np, w->stack_floor set to
+ * half way down it.  For the initial thread the pages down to the floor
+ * are touched now (its stack grows on demand, and a stack that cannot grow
+ * when memory or address space runs out kills the process). */
+void lc_stack_setup(struct lc_worker *w);
+
+/* What runs at a spawn is bounded: a task runs on top of its spawner's
+ * frame only while fewer than LC_NEST_MAX tasks run on this stack below it
+ * and the stack is above w->stack_floor (half its size left), so that no
+ * chain of spawns, however long, overflows a stack: past the bound a task
+ * is queued, and the worker runs it from its loop. */
+#define LC_NEST_MAX 256
+static inline int lc_stack_room(const struct lc_worker *w)
+{
+    return w->nest < LC_NEST_MAX && (uintptr_t)__builtin_frame_address(0) > w->stack_floor;
+}
+
+/* A policy took a task queued for from_node (policy.h): counted by
+ * distance and told to the instrumentation. */
+static inline void lc_note_steal(struct lc_worker *w, int from_node)
+{
+    struct lc_runtime *rt = w->rt;
+    lc_stat_add(&w->stats.steals[rt->topo.nnodes == 1 ? LC_DIST_LOCAL
+                : lc_topology_class(&rt->topo, w->node, from_node)], 1);
+    lc_instr(w, mark, LC_EV_STEAL, (uint64_t)from_node);
+}
 
 /* A pusher's half of the sleep handshake (wait.c), between publishing a task
  * and reading a sleeper count: a full fence (one locked instruction on x86,
@@ -240,13 +297,15 @@ static inline void lc_sleep_fence(struct lc_runtime *rt)
  * LC_WAKE_ANY: any node's workers; n >= 0: node n's workers, or when none
  * of them sleeps, whoever the policy's wake_other hook names.
  */
-#define LC_WAKE_ANY (-1)
 /* wait.c: the slow half of lc_wake_for, once somebody sleeps. */
 void lc_wake_slow(struct lc_worker *w, int target);
 
-/* A task was queued by w for target (LC_WAKE_ANY or a node). */
+/* A task was queued by w for target (LC_WAKE_ANY or a node; LC_WAKE_NONE:
+ * nobody). */
 static inline void lc_wake_for(struct lc_worker *w, int target)
 {
+    if (target == LC_WAKE_NONE)
+        return;
     struct lc_runtime *rt = w->rt;
     lc_push_fence(rt);   /* the pusher's half of wait.c's handshake */
     if (__builtin_expect(atomic_load_explicit(&rt->nsleep_total, memory_order_relaxed) > 0, 0))
@@ -317,6 +376,10 @@ typedef void (*lc_copy_fn)(void *dst, void *src);
 int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
                     const locus_dep_t *deps, size_t ndeps);
 
+/* spawn.c: queues a task without a parent (independent.c), light or with a
+ * descriptor: 0, or -ENOMEM when neither the policy nor the pool had room. */
+int lc_spawn_detached(struct lc_worker *w, locus_task_fn fn, void *arg);
+
 /* attr.c: checks an options structure whose first field is its size as the
  * caller compiled it (locus_task_attr_t, locus_place_t): size >= min (the
  * first version's), and the bytes past known (this version's sizeof), which
@@ -332,21 +395,6 @@ int lc_stats_report(struct lc_runtime *rt);
 /* error.c */
 int lc_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lc_error_clear(void);
-
-/*
- * Whether w may steal from a queue holding n tasks.  A lone task is usually
- * about to be run by its owner, or heads a chain of dependent tasks its
- * owner is still spawning: taking it at once makes every task of the chain
- * cross cores.  A thief that waits a few idle polls (a few microseconds)
- * finds it still there only when its owner is really busy, and then takes
- * the whole chain behind it.  The exception, a task its owner will not run
- * next (handed off), is sched/steal.h's lc_may_steal_from.
- */
-#define LC_LONE_STEAL_POLLS 64
-static inline int lc_may_steal(const struct lc_worker *w, int64_t n)
-{
-    return n > 1 || (n == 1 && w->idle_polls >= LC_LONE_STEAL_POLLS);
-}
 
 static inline int64_t lc_task_outstanding(struct lc_task *t)
 {

@@ -1,10 +1,24 @@
 /*
  * spawn.c - locus_spawn() and locus_taskwait(): validating a task,
  * building its descriptor (argument copy, task group), registering its
- * dependencies and, once it is ready, handing it to lc_task_ready (ready.h),
- * which decides where it runs.  This is the per-task hot path: one descriptor pop from
- * the worker's pool, one hash lookup per exact-match dependency, one
+ * dependencies and, once it is ready, handing it to the one decision
+ * (ready.h).  Also the descriptor of a light task a worker takes from a
+ * queue (lc_item_open).  This is the per-task hot path: one descriptor pop
+ * from the worker's pool, one hash lookup per exact-match dependency, one
  * atomic per predecessor edge and one to release the spawn guard.
+ *
+ * The ways through a spawn, each ending in one decision for the task:
+ *   no dependencies, no node, no priority: decided before the descriptor
+ *       is made, so that a task to queue with nothing to copy or count
+ *       goes as a light task (no descriptor: policy.h);
+ *   no dependencies otherwise: the descriptor, its placement, decided;
+ *   dependencies, with every conflicting earlier sibling complete and
+ *       bodies short: decided without entering the parent's map, and run
+ *       at its spawn outside it when so decided (run_unmapped);
+ *   dependencies otherwise: registered in the map, decided if ready.
+ * A task run at its spawn without dependencies is not counted among its
+ * parent's children (LC_TF_UNCOUNTED, run.c): it is complete before the
+ * spawn returns, or becomes an ordinary child when it leaves work behind.
  */
 #include <errno.h>
 #include <sched.h>
@@ -13,10 +27,9 @@
 
 #include "depmap.h"
 #include "mem.h"
-#include "runtime.h"
 #include "policy.h"
 #include "ready.h"
-#include "steal.h"
+#include "runtime.h"
 #include "taskpool.h"
 #include "team.h"
 
@@ -27,11 +40,6 @@
  * with several callers GCC would call them out of line, where it inlined
  * them into the one spawn there was before. */
 #define LC_SPAWN_PART static inline __attribute__((always_inline))
-LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *total);
-LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
-                             size_t arg_size, lc_copy_fn cpyfn, const locus_dep_t *deps,
-                             size_t ndeps, uint64_t dep_bytes, int hint, int prio,
-                             const char *label, locus_task_fn name_fn);
 
 int lc_not_worker(const char *fn)
 {
@@ -85,45 +93,60 @@ static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_tas
     atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
     atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
     atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
-    atomic_store_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
+    lc_task_state_init(t, LC_ST_UNMAPPED);
     atomic_store_explicit(&t->npreds, 0, memory_order_relaxed);
 }
 
-struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it)
+/* A descriptor for a light task (fn, arg, parent) taken by w: from w's
+ * pool, or its reserve when memory is exhausted; NULL when both are empty. */
+static struct lc_task *light_task(struct lc_worker *w, locus_task_fn fn, void *arg,
+                                  struct lc_task *parent)
 {
     struct lc_task *t = lc_task_alloc(&w->pool, w->npool);
-    if (__builtin_expect(!t, 0)) {
-        /* Out of memory: the task goes back on w's deque (room is certain
-         * after w's own pop) for whoever next has a descriptor to spare.
-         * Only if that fails too, wait here for memory: the task was
-         * accepted, so it must run. */
-        if (lc_deque_push_owner(&w->dq, it) == 0)
-            return NULL;
-        while (!(t = lc_task_alloc(&w->pool, w->npool)))
-            sched_yield();
-    }
+    if (__builtin_expect(!t, 0) && !(t = lc_taskpool_reserve_take(&w->pool)))
+        return NULL;
     t->flags = 0;
-    t->arg = it->a;
-    init_ready(t, (locus_task_fn)it->p, it->b, NULL);
-    /* traced, only tasks without a parent come this way (alpi_task_spawn,
-     * independent.c): their identity is given here, not at the spawn */
-    if (__builtin_expect(w->trace != NULL, 0))
-        lc_trace_spawn(w, t, NULL, NULL, NULL, 0, 0);
+    t->arg = arg;
+    init_ready(t, fn, parent, NULL);
+    /* traced, only tasks without a parent come this way (independent.c):
+     * their identity is given here, not at the spawn */
+    lc_instr(w, spawn, t, NULL, NULL, NULL, 0, 0);
     return t;
+}
+
+struct lc_task *lc_item_open(struct lc_worker *w, const struct lc_qitem *it)
+{
+    if (__builtin_expect(!(it->c & LC_QI_LIGHT), 1))
+        return it->p;
+    struct lc_task *t = light_task(w, (locus_task_fn)it->p, it->a, it->b);
+    if (__builtin_expect(t != NULL, 1))
+        return t;
+    /* No memory, and the reserve spent: the item goes back to the policy
+     * for whoever next has a descriptor to spare; only if the policy has
+     * no room either, wait here for memory (the task was accepted, so it
+     * must run).  Each of the three is rarer than the one before. */
+    while (w->rt->sched->push_light(w, it) < 0) {
+        sched_yield();
+        if ((t = light_task(w, (locus_task_fn)it->p, it->a, it->b)))
+            return t;
+    }
+    return NULL;
 }
 
 /*
  * Registration ran out of memory part-way: t may be known for some of its
  * ranges only.  Serialise instead: wait until every earlier sibling is
- * complete, run t here, and wait until t is complete, so no later sibling
- * can overtake it whatever the map says.  Nothing is lost.
+ * complete, make t ready (whatever the decision, it runs before the next
+ * wait returns), and wait until t is complete, so no later sibling can
+ * overtake it whatever the map says.  Nothing is lost.
  */
 static void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
                                 struct lc_task *t, uint32_t nlinked)
 {
     lc_wait_children(w, parent, 1);   /* only t itself remains */
-    atomic_fetch_sub_explicit(&t->npreds, LC_GUARD - nlinked, memory_order_acq_rel);
-    lc_task_ready(w, t, LC_READY_SERIAL);
+    uint32_t share = LC_GUARD - nlinked;
+    if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share)
+        lc_task_ready(w, t, LC_READY_SPAWNED);
     lc_wait_children(w, parent, 0);
 }
 
@@ -141,7 +164,7 @@ static void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
 static void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_task *t,
                          const locus_dep_t *deps, size_t ndeps)
 {
-    atomic_store_explicit(&t->state, 0, memory_order_relaxed);
+    lc_task_state_set(t, 0);
     parent->nspawned++;
     lc_ready_do(w, t, LC_ACT_RUN_AT_SPAWN);
     if (__builtin_expect(!lc_task_is_complete(t), 0)) {
@@ -165,15 +188,19 @@ static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size,
     void *copy;
     if (arg_size == 0) {
         t->arg = (void *)arg;
+        LC_POISON(t->argbuf, sizeof t->argbuf);
         return 0;
     } else if (arg_size <= LC_INLINE_ARG) {
         copy = t->argbuf;
+        /* a sanitizer build sees a body that runs past its argument */
+        LC_POISON(t->argbuf + (arg_size + 7) / 8 * 8, sizeof t->argbuf - (arg_size + 7) / 8 * 8);
     } else {
         copy = lc_mem_alloc(arg_size, 16);
         if (!copy)
             return lc_error(-ENOMEM, "locus_spawn: out of memory copying a %zu-byte argument",
                             arg_size);
         t->flags = LC_TF_HEAPARG;
+        LC_POISON(t->argbuf, sizeof t->argbuf);
     }
     if (cpyfn)
         cpyfn(copy, (void *)arg);
@@ -183,44 +210,53 @@ static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size,
     return 0;
 }
 
+/* Whether a task that is ready at its spawn could be run there: what
+ * lc_ready_decide would look at first, without its side effects, so that
+ * a spawn asks the dependency map whether the task is ready only when the
+ * answer could matter. */
+static inline int could_run_at_spawn(struct lc_worker *w, int node)
+{
+    const struct lc_grain *g = &w->rt->grain;
+    return (node < 0 || node == w->node) && !w->at_spawn
+           && (g->always || lc_grain_short(g, atomic_load_explicit(&w->grain.est,
+                                                                   memory_order_relaxed)));
+}
+
 /*
  * Creates the task (arguments already checked) and hands it, once ready,
- * to lc_task_ready (ready.h), which decides where it runs.  Whatever it
- * decides, the task has been given the same things first: its own copy of
- * the argument, its parent's innermost open task group, a count in its
- * parent's children and, with dependencies, its place in the parent's
- * map (or the proof that it needs none: run_unmapped).
- */
-/* hint: the node a placing scheduler should queue the task on
+ * to the one decision (ready.h).  Whatever it decides, the task has been
+ * given the same things first: its own copy of the argument, its parent's
+ * innermost open task group, a count in its parent's children (unless it
+ * runs at its spawn without dependencies) and, with dependencies, its
+ * place in the parent's map (or the proof that it needs none:
+ * run_unmapped).
+ * hint: the node a placing scheduler should queue the task on
  * (locus_spawn_attr, attr.c), or -1; prio: its priority (sched/prio.h), 0
  * none; label: its name in traces, NULL none, and name_fn the function
  * it is named by without one, NULL for fn (both read only while tracing);
- * every test of them folds away in locus_spawn. */
+ * every test of them folds away in locus_spawn.
+ */
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
                              size_t arg_size, lc_copy_fn cpyfn, const locus_dep_t *deps,
                              size_t ndeps, uint64_t dep_bytes, int hint, int prio,
                              const char *label, locus_task_fn name_fn)
 {
     struct lc_runtime *rt = w->rt;
-    const struct lc_sched_ops *sched = rt->sched;
     struct lc_task *parent = w->cur;
     struct lc_taskgroup *tg = lc_task_open_group(parent);
-    int act = -1;   /* enum lc_ready_act, -1 while not decided */
+    int act = -1;   /* enum lc_ready_act, once decided */
     int r;
 
-    /* a hinted task needs a descriptor to carry its node, a priority task
-     * its priority */
     if (ndeps == 0 && hint < 0 && prio == 0) {
+        /* ready, nothing to place: decided now, before a descriptor exists */
         act = lc_ready_decide(w, -1, 0, LC_READY_SPAWNED_FREE);
         if (act == LC_ACT_QUEUE && arg_size == 0 && !tg && !w->trace) {
-            /* nothing to copy, no group: queued as (fn, arg, parent), its
-             * taker makes the descriptor (sched/steal.h, light tasks); a
+            /* nothing to copy, no group: queued light, as (fn, arg,
+             * parent), and its taker makes the descriptor (policy.h); a
              * traced task needs its descriptor for its identity */
             parent->nspawned++;
-            if (__builtin_expect(sched->push_light(w, fn, (void *)arg, parent) == 0, 1)) {
-                lc_wake_for(w, LC_WAKE_ANY);
+            if (__builtin_expect(lc_ready_queue_light(w, fn, (void *)arg, parent) == 0, 1))
                 goto spawned;
-            }
             parent->nspawned--;   /* no room in the queue: the ordinary way */
         }
     }
@@ -232,75 +268,69 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
         return r;
     }
     init_ready(t, fn, parent, tg);
-    if (__builtin_expect(w->trace != NULL, 0))
-        lc_trace_spawn(w, t, label, name_fn, deps, ndeps, dep_bytes);
+    lc_instr(w, spawn, t, label, name_fn, deps, ndeps, dep_bytes);
     if (tg)
         lc_taskgroup_add(tg);
     if (prio) {
         t->prio = (uint16_t)prio;
-        if (!lc_prio_on(rt))   /* the first priority: every pop looks from now on */
-            atomic_store_explicit(&rt->prio_on, 1, memory_order_relaxed);
+        if (!atomic_load_explicit(&rt->prio_on, memory_order_relaxed))
+            atomic_store_explicit(&rt->prio_on, 1, memory_order_relaxed);   /* once */
+    }
+    if (ndeps || hint >= 0) {
+        if (rt->track)
+            lc_locality_spawn(w, t, deps, ndeps, hint);
+        else   /* one node: every byte is local */
+            lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
     }
 
-    if (ndeps == 0 && hint < 0 && prio) {   /* nothing to place: queued by its priority */
-        parent->nspawned++;
-        lc_ready_do(w, t, lc_ready_decide(w, -1, (unsigned)prio, LC_READY_SPAWNED));
-        goto spawned;
-    }
-    if (ndeps == 0 && hint < 0) {
-        /* the two acts lc_ready_decide has for it, spelt out so that
-         * lc_ready_do folds to one of them */
-        if (__builtin_expect(act == LC_ACT_RUN_INLINE, 1)) {
-            lc_ready_do(w, t, LC_ACT_RUN_INLINE);
-            return 0;   /* complete, and not among parent's children: nothing to throttle */
-        } else {
-            parent->nspawned++;
-            lc_ready_do(w, t, LC_ACT_QUEUE);
+    if (ndeps == 0) {
+        if (act < 0)
+            act = lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED_FREE);
+        if (__builtin_expect(act == LC_ACT_RUN_AT_SPAWN, 1)) {
+            t->flags |= LC_TF_UNCOUNTED;
+            lc_ready_do(w, t, LC_ACT_RUN_AT_SPAWN);
+            return 0;   /* complete, or counted by now (run.c): nothing to throttle */
         }
+        parent->nspawned++;
+        lc_ready_do(w, t, (enum lc_ready_act)act);
         goto spawned;
     }
-    if (rt->track)
-        lc_locality_spawn(w, t, deps, ndeps, hint);
-    else   /* one node: every byte is local */
-        lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], dep_bytes);
-    if (ndeps == 0) {   /* hinted, without data: to its node (t->node) */
-        parent->nspawned++;
-        lc_ready_do(w, t, lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED));
-        goto spawned;
-    }
-    if (parent->map
-               && (act = lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED))
-                  == LC_ACT_RUN_AT_SPAWN
-               && lc_depmap_ready(parent->map, deps, ndeps)) {
-        run_unmapped(w, parent, t, deps, ndeps);
-    } else {
-        uint32_t nlinked = 0;
-        atomic_store_explicit(&t->state, 0, memory_order_relaxed);
-        atomic_store_explicit(&t->npreds, LC_GUARD, memory_order_relaxed);
-        if (!parent->map && !(parent->map = lc_depmap_create()))
-            r = -ENOMEM;
-        else
-            r = lc_depmap_register(w, parent->map, t, deps, ndeps, &nlinked);
-        parent->nspawned++;
-        if (__builtin_expect(r < 0, 0)) {
-            if (t->maprefs == 0)
-                atomic_fetch_or_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
-            serialise_after_oom(w, parent, t, nlinked);
-            return 0;
+    if (parent->map && could_run_at_spawn(w, t->node)
+        && lc_depmap_ready(parent->map, deps, ndeps)) {
+        /* ready without entering the map: decided now, and run outside it
+         * if it runs here */
+        act = lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED);
+        if (act == LC_ACT_RUN_AT_SPAWN) {
+            run_unmapped(w, parent, t, deps, ndeps);
+            goto spawned;
         }
-        /* acq_rel: if we release the last guard share, we must see every
-         * predecessor's writes before the task can run */
-        uint32_t share = LC_GUARD - nlinked;
-        if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share)
-            lc_ready_do(w, t, act >= 0 ? (enum lc_ready_act)act
-                              : lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED));
     }
+    uint32_t nlinked = 0;
+    lc_task_state_set(t, 0);
+    atomic_store_explicit(&t->npreds, LC_GUARD, memory_order_relaxed);
+    if (!parent->map && !(parent->map = lc_depmap_create()))
+        r = -ENOMEM;
+    else
+        r = lc_depmap_register(w, parent->map, t, deps, ndeps, &nlinked);
+    parent->nspawned++;
+    if (__builtin_expect(r < 0, 0)) {
+        if (t->maprefs == 0)
+            atomic_fetch_or_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
+        serialise_after_oom(w, parent, t, nlinked);
+        return 0;
+    }
+    /* acq_rel: if we release the last guard share, we must see every
+     * predecessor's writes before the task can run */
+    uint32_t share = LC_GUARD - nlinked;
+    if (atomic_fetch_sub_explicit(&t->npreds, share, memory_order_acq_rel) == share)
+        lc_ready_do(w, t, act >= 0 ? (enum lc_ready_act)act
+                          : lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED));
 
 spawned:
     w->grain.stale++;   /* spawns since w last timed a body (grain.h) */
     if (__builtin_expect((parent->nspawned & (LC_THROTTLE_CHECK - 1)) == 0, 0)
         && lc_task_outstanding(parent) > (int64_t)rt->opt.throttle)
-        lc_wait_children(w, parent, rt->opt.throttle / 2);
+        lc_throttle(w, parent);
     return 0;
 }
 
@@ -350,19 +380,28 @@ int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_
     return spawn(fn, arg, arg_size, cpyfn, deps, ndeps, -1, 0, NULL, NULL);
 }
 
+/* The descriptor for a task without a parent (independent.c): queued as
+ * decided for LC_READY_DETACHED.  0, or -ENOMEM. */
+int lc_spawn_detached(struct lc_worker *w, locus_task_fn fn, void *arg)
+{
+    if (lc_ready_queue_light(w, fn, arg, NULL) == 0)
+        return 0;
+    struct lc_task *t = light_task(w, fn, arg, NULL);
+    if (!t)
+        return -ENOMEM;
+    lc_ready_do(w, t, lc_ready_decide(w, -1, 0, LC_READY_DETACHED));
+    return 0;
+}
+
 LOCUS_API int locus_taskwait(void)
 {
     struct lc_worker *w = lc_self;
     if (!w)
         return lc_not_worker("locus_taskwait");
     struct lc_task *t = w->cur;
-    if (__builtin_expect(w->trace != NULL, 0)) {
-        lc_trace_mark(w, LC_EV_TASKWAIT, t->tr.id);
-        lc_wait_children(w, t, 0);
-        lc_trace_mark(w, LC_EV_TASKWAIT_END, t->tr.id);
-    } else {
-        lc_wait_children(w, t, 0);
-    }
+    lc_instr(w, mark, LC_EV_TASKWAIT, t->tr.id);
+    lc_wait_children(w, t, 0);
+    lc_instr(w, mark, LC_EV_TASKWAIT_END, t->tr.id);
     if (t->map)
         lc_depmap_retire(t->map);   /* every child is complete: nothing to order */
     return 0;

@@ -15,16 +15,21 @@
  *    the task.  Until the body ends, B - pending is the number of completed
  *    children, which taskwait compares with nspawned.
  * Memory for descriptors is type-stable (recycled through task pools, only
- * returned to jemalloc at locus_finalize), which makes a late read of a
- * completed parent's tw_target harmless (see wait.c).
+ * returned to the allocator at locus_finalize), which makes a late read of
+ * a completed parent's tw_target harmless (see wait.c), and lets a task
+ * reference handed to a user (events.c) be checked against the
+ * descriptor's generation however late it comes: the generation lives in
+ * the state word's upper half, so that the check and the change it guards
+ * are one compare-and-swap.
  */
 #ifndef LC_TASK_H
 #define LC_TASK_H
 
-#include "trace.h"
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "instrument.h"
 #include "locus.h"
 
 /* Argument copies up to this size live in the descriptor (lines 4-5),
@@ -57,16 +62,24 @@ struct lc_edge {
 /* state bits: the two events that must both happen before a task is freed */
 #define LC_ST_COMPLETE 0x1u   /* completed (successors released) */
 #define LC_ST_UNMAPPED 0x2u   /* no longer referenced by the parent's dependency map */
-/* The rest of state serves external events and blocking (events.h): the
- * word is written only at the ends of a task's life otherwise, so the
+/* The rest of the low half serves external events and blocking (events.h):
+ * the word is written only at the ends of a task's life otherwise, so the
  * count and its handshake with the body's end cost no line of their own. */
 #define LC_ST_BODYDONE 0x4u   /* the body ended with events outstanding */
 #define LC_ST_TOKEN    0x8u   /* locus_task_unblock() came, no block took it yet */
 #define LC_ST_EV_SHIFT 8
 #define LC_ST_EV_ONE   (1u << LC_ST_EV_SHIFT)   /* one outstanding event */
+/* The upper half is the descriptor's generation: one more for every task
+ * the descriptor has carried (lc_task_state_init), never reset. */
+#define LC_ST_GEN_SHIFT 32
+#define LC_ST_LOW(s) ((uint32_t)(s))
+#define LC_ST_GEN(s) ((uint32_t)((s) >> LC_ST_GEN_SHIFT))
 
-/* Overflow edges; a chunk lives in a recycled task descriptor (edge.c). */
+/* Overflow edges; a chunk lives in a recycled task descriptor (edge.c),
+ * past its line 0, so that the state word and its generation (which a
+ * stale task reference may still read) are never overwritten. */
 struct lc_edge_chunk {
+    unsigned char line0[64];
     struct lc_edge_chunk *next;
     unsigned used;
     struct lc_edge e[15];
@@ -95,9 +108,10 @@ struct lc_task {
     struct lc_taskgroup *tg;        /* group that waits for this task (team.h), or NULL */
     _Atomic(struct lc_edge *) succ;
     _Atomic int64_t pending;
+    _Atomic uint64_t state;         /* LC_ST_* below, the generation above */
     _Atomic uint32_t npreds;
-    _Atomic uint32_t state;
-    _Atomic int64_t tw_target;      /* pending value a sleeping taskwait waits for, 0 none */
+    _Atomic uint32_t tw_target;     /* a sleeping taskwait waits for pending to reach a
+                                       value whose low bits are these (lc_tw_key), 0 none */
 
     /* line 1 */
     struct lc_depmap *map;          /* the children's dependency map (lazy) */
@@ -134,8 +148,10 @@ struct lc_task {
     };
 
     /* line 3, after the edges */
-    struct lc_task *qnext;          /* link in a NAFT node's inbox while queued there;
-                                       after the body, in the list of tasks whose last
+    struct lc_task *qnext;          /* a link of whoever holds the task: a completion's
+                                       list of released tasks (run.c), a policy's
+                                       linked queues while queued there (sched/), and
+                                       after the body the list of tasks whose last
                                        event a foreign thread fulfilled (events.c) */
     /* valid only with LC_TF_GROUPS, so that a spawn need not write it */
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
@@ -143,13 +159,15 @@ struct lc_task {
     /* lines 4-5 */
     _Alignas(64) unsigned char argbuf[LC_INLINE_ARG];
 
-    /* line 6: read and written only while tracing (trace/trace.h), so a
+    /* line 6: read and written only while tracing (instrument.h), so a
      * run without it never touches this line */
     _Alignas(64) struct lc_task_trace tr;
 };
 
 #if UINTPTR_MAX == 0xffffffffffffffffu   /* the layout above is planned for 64-bit pointers */
-_Static_assert(__builtin_offsetof(struct lc_task, tw_target) < 64, "line 0 overflows");
+_Static_assert(__builtin_offsetof(struct lc_task, npreds) < 64, "line 0 overflows");
+_Static_assert(__builtin_offsetof(struct lc_task, state) % 8 == 0, "state must be one word");
+_Static_assert(__builtin_offsetof(struct lc_edge_chunk, next) >= 64, "a chunk must spare line 0");
 _Static_assert(__builtin_offsetof(struct lc_task, map) == 64, "map must leave line 0");
 _Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor grew a line");
 #endif
@@ -161,6 +179,8 @@ _Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor gr
 #define LC_TF_BOUND   0x8u   /* NAFT: a first-touch task, run only on its node t->node */
 #define LC_TF_HANDOFF 0x10u  /* queued by a completion whose worker runs another task
                                 first: a thief need not leave it alone (ready.h) */
+#define LC_TF_UNCOUNTED 0x20u /* run at its spawn without dependencies and not (yet)
+                                 counted among its parent's children (run.c) */
 
 /* The innermost task group open in t's body, or NULL (t's own thread). */
 static inline struct lc_taskgroup *lc_task_open_group(const struct lc_task *t)
@@ -176,6 +196,78 @@ static inline void lc_task_groups_init(struct lc_task *t)
         t->tg_nomem = 0;
         t->flags |= LC_TF_GROUPS;
     }
+}
+
+/* The key of a pending value for tw_target: its low bits, never 0.  Two
+ * values with one key only make a completion wake a taskwait whose count
+ * is not reached yet, which looks again and sleeps again (wait.c). */
+static inline uint32_t lc_tw_key(int64_t pending)
+{
+    return (uint32_t)pending | 1u;
+}
+
+/* Starts t's state for a new task: bits (LC_ST_*) and the next
+ * generation.  Only before t is published (its spawner, or the worker
+ * that makes it), so a plain read and write. */
+static inline void lc_task_state_init(struct lc_task *t, uint32_t bits)
+{
+    uint64_t gen = LC_ST_GEN(atomic_load_explicit(&t->state, memory_order_relaxed)) + 1u;
+    atomic_store_explicit(&t->state, (uint64_t)(uint32_t)gen << LC_ST_GEN_SHIFT | bits,
+                          memory_order_relaxed);
+}
+
+/* Clears every field of t (an implicit task's descriptor: team.c, init.c)
+ * but its generation, and starts its state with bits. */
+static inline void lc_task_clear(struct lc_task *t, uint32_t bits)
+{
+    uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
+    memset(t, 0, sizeof *t);
+    atomic_store_explicit(&t->state, s, memory_order_relaxed);
+    lc_task_state_init(t, bits);
+}
+
+/* Sets t's state bits, keeping its generation (before t is published). */
+static inline void lc_task_state_set(struct lc_task *t, uint32_t bits)
+{
+    uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
+    atomic_store_explicit(&t->state, (s & ~(uint64_t)UINT32_MAX) | bits, memory_order_relaxed);
+}
+
+/*
+ * Task references handed to users (locus_task_ref_t, ALPI's task handles):
+ * the descriptor's address, which is 64-byte aligned and below
+ * LC_REF_ADDR_LIMIT (taskpool.c makes sure), with the low LC_REF_GEN_BITS
+ * bits of its generation in the bits the address leaves free (6 below, 17
+ * above).  A reference whose generation is not the descriptor's is stale:
+ * its task is complete and the descriptor carries another (events.c).  It
+ * would take 2^23 tasks on one descriptor between the reference being
+ * made and used for an old one to pass for new.
+ */
+#define LC_REF_ADDR_LIMIT ((uintptr_t)1 << 47)
+#define LC_REF_GEN_BITS 23
+#define LC_REF_GEN_MASK ((1u << LC_REF_GEN_BITS) - 1)
+
+static inline locus_task_ref_t lc_ref_of(const struct lc_task *t)
+{
+    uint32_t gen = LC_ST_GEN(atomic_load_explicit(&t->state, memory_order_relaxed))
+                   & LC_REF_GEN_MASK;
+    uintptr_t r = (uintptr_t)t | (gen & 63u) | (uintptr_t)(gen >> 6) << 47;
+    return (locus_task_ref_t)(void *)r;
+}
+
+/* The descriptor a reference names (not yet checked: events.c), and the
+ * generation it was made at. */
+static inline struct lc_task *lc_ref_task(locus_task_ref_t ref, uint32_t *gen)
+{
+    uintptr_t r = (uintptr_t)(void *)ref;
+    *gen = (uint32_t)(r & 63u) | (uint32_t)(r >> 47) << 6;
+    return (struct lc_task *)(void *)(r & (LC_REF_ADDR_LIMIT - 1) & ~(uintptr_t)63);
+}
+
+/* Whether state s is of the task a reference of generation gen names. */
+static inline int lc_ref_current(uint64_t s, uint32_t gen)
+{
+    return (LC_ST_GEN(s) & LC_REF_GEN_MASK) == gen;
 }
 
 static inline int lc_task_is_complete(struct lc_task *t)

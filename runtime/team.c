@@ -23,11 +23,10 @@
 
 static void implicit_init(struct lc_task *t)
 {
-    memset(t, 0, sizeof *t);
+    lc_task_clear(t, LC_ST_UNMAPPED);
     t->flags = LC_TF_ROOT;
     t->node = -1;
     atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
-    atomic_store_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
 }
 
 int lc_implicit_begin(struct lc_worker *w, struct lc_task **saved)
@@ -195,13 +194,13 @@ void lc_taskgroup_begin(struct lc_worker *w, struct lc_taskgroup *g)
     atomic_store_explicit(&g->done, 0, memory_order_relaxed);
     atomic_store_explicit(&g->cancelled, 0, memory_order_relaxed);
     g->follows_outer = 0;
+    g->discard = NULL;
     lc_task_groups_init(w->cur);
     g->outer = w->cur->tg_open;
     w->cur->tg_open = g;
 }
 
 _Atomic int lc_groups_cancelled;
-void (*lc_discard_hook)(locus_task_fn fn, void *arg);
 
 void lc_taskgroup_cancel(struct lc_taskgroup *g)
 {

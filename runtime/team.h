@@ -63,6 +63,10 @@ struct lc_taskgroup {
     uint32_t follows_outer;          /* also cancelled when outer is (set after begin:
                                         OpenMP's worksharing-construct groups) */
     struct lc_taskgroup *outer;
+    /* what a member task discarded by cancellation gets instead of its
+     * body, NULL nothing (set after begin by the layer that made the
+     * group: gomp/ frees what the task's wrapper would have freed) */
+    void (*discard)(locus_task_fn fn, void *arg);
 };
 void lc_taskgroup_begin(struct lc_worker *w, struct lc_taskgroup *g);
 void lc_taskgroup_end(struct lc_worker *w, struct lc_taskgroup *g);
@@ -70,14 +74,13 @@ void lc_taskgroup_end(struct lc_worker *w, struct lc_taskgroup *g);
 /*
  * Cancelling a group (OpenMP cancel taskgroup): its member tasks whose
  * bodies have not begun are discarded.  A discarded task's body does not
- * run; discard_hook, when set, gets (fn, arg) instead so that the layer
- * that spawned it can free what fn would have freed; the task completes
- * as usual (its successors are released, its group counted down).
- * lc_groups_cancelled (set by the first cancel) keeps the check off the
- * way of programs that never cancel.
+ * run; the group's discard function, when set, gets (fn, arg) instead so
+ * that the layer that spawned it can free what fn would have freed; the
+ * task completes as usual (its successors are released, its group counted
+ * down).  lc_groups_cancelled (set by the first cancel) keeps the check
+ * off the way of programs that never cancel.
  */
 extern _Atomic int lc_groups_cancelled;
-extern void (*lc_discard_hook)(locus_task_fn fn, void *arg);
 void lc_taskgroup_cancel(struct lc_taskgroup *g);
 
 /* g is cancelled, itself or, following it, its outer group. */
@@ -93,8 +96,8 @@ static inline void lc_run_task(struct lc_worker *w, struct lc_task *t)
 {
     if (__builtin_expect(atomic_load_explicit(&lc_groups_cancelled, memory_order_relaxed), 0)
         && t->tg && lc_taskgroup_cancelled(t->tg)) {
-        if (lc_discard_hook)
-            lc_discard_hook(t->fn, t->arg);
+        if (t->tg->discard)
+            t->tg->discard(t->fn, t->arg);
         return;
     }
     lc_run_fn(w, t->fn, t->arg);
@@ -106,7 +109,7 @@ static inline void lc_taskgroup_add(struct lc_taskgroup *g)
     atomic_fetch_add_explicit(&g->pending, 1, memory_order_relaxed);
 }
 
-/* exec.c: a member task completed.  The group may be freed as soon as its
+/* run.c: a member task completed.  The group may be freed as soon as its
  * count reaches 0 (its owner returns from end), so g is not touched after. */
 void lc_taskgroup_done(struct lc_runtime *rt, struct lc_taskgroup *g);
 

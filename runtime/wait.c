@@ -37,7 +37,7 @@
  * replaces interrupted every CPU running a thread of the process at every
  * sleep).  Thieves that find more behind pass the wake-up on (sched/).  A
  * taskwait sleeper also publishes the pending value it waits for
- * (tw_target); the completion that reaches it wakes everyone (exec.c: its
+ * (tw_target); the completion that reaches it wakes everyone (run.c: its
  * seq_cst read-modify-write of pending, then a seq_cst load of
  * ntw_sleepers, against the sleeper's increment of ntw_sleepers, then its
  * seq_cst load of pending).
@@ -55,6 +55,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "events.h"
 #include "futex.h"
@@ -94,14 +95,6 @@ static void notify_any(struct lc_runtime *rt, int from_node)
             return;
         }
     }
-}
-
-void lc_notify_node(struct lc_runtime *rt, int node)
-{
-    /* orders the push before the read of nsleepers (the pusher's half of the
-     * handshake described at the top) */
-    lc_push_fence(rt);
-    notify_node(rt, node);
 }
 
 void lc_notify_any(struct lc_runtime *rt, int from_node)
@@ -152,24 +145,110 @@ static inline void idle_poll(struct lc_runtime *rt, unsigned spins, int word)
         cpu_relax();
 }
 
-/* What a waiting thread waits for: the runtime to stop (t and word NULL: an
+/* How long the throttle waits with nothing to run for one of the
+ * spawner's children to complete before it lets the spawn through, and
+ * the first delay before locus_finalize says what it waits for (then
+ * doubled each time). */
+#define LC_THROTTLE_STALL_NS 100000000ull   /* 100 ms */
+#define LC_THROTTLE_NAP_NS 1000000ull       /* its sleeps, between two looks */
+#define LC_FINAL_NOTE_NS 5000000000ull      /* 5 s */
+
+/* What a waiting thread waits for: the runtime to stop (nothing set: an
  * idle worker), t to have at most max_outstanding incomplete children, or
- * *word to differ from old (team.c: barriers and taskgroups). */
+ * a word to differ from old (team.c: barriers and taskgroups; events.c: a
+ * blocked task's state).  mode: how it may end otherwise (LC_UNTIL_*). */
+enum { LC_UNTIL_PLAIN, LC_UNTIL_THROTTLE, LC_UNTIL_FINAL };
 struct lc_until {
     struct lc_task *t;
     int64_t max_outstanding;
     _Atomic uint32_t *word;
     uint32_t old;
+    _Atomic uint64_t *word64;
+    uint64_t old64;
+    int mode;
 };
+
+static inline int64_t children_done(const struct lc_task *t)
+{
+    return LC_BIAS - atomic_load_explicit(&t->pending, memory_order_seq_cst);
+}
 
 static inline int wait_over(struct lc_runtime *rt, const struct lc_until *u)
 {
     if (u->word)
         return atomic_load_explicit(u->word, memory_order_seq_cst) != u->old;
+    if (u->word64)
+        return atomic_load_explicit(u->word64, memory_order_seq_cst) != u->old64;
     if (!u->t)
         return atomic_load_explicit(&rt->stop, memory_order_seq_cst);
-    int64_t done = LC_BIAS - atomic_load_explicit(&u->t->pending, memory_order_seq_cst);
-    return u->t->nspawned - done <= u->max_outstanding;
+    return u->t->nspawned - children_done(u->t) <= u->max_outstanding;
+}
+
+/* The state of a throttle's or a final wait while it has nothing to run. */
+struct lc_stall {
+    int64_t done;           /* children complete at the last look */
+    uint64_t since_ns;      /* when that count last moved */
+    uint64_t note_ns;       /* final: when to say what it waits for next */
+    uint64_t delay_ns;      /* final: the delay after that */
+};
+
+/*
+ * A wait with nothing to run, about to sleep: 1 when it should end instead
+ * (a throttle that must let the spawn through), else 0 with *nap the
+ * longest it may sleep (0: until woken).
+ *  - The throttle lets the spawn through when none of the spawner's
+ *    remaining children can complete without it: every other worker is
+ *    asleep (nothing is running anywhere), or none of them completed for
+ *    LC_THROTTLE_STALL_NS (something runs, but not towards them).  It
+ *    remembers where it did (w->throttle), and does not hold the spawner
+ *    again until one of them has completed.  locus(7), LOCUS_THROTTLE.
+ *  - locus_finalize says on stderr what it waits for, once it has waited
+ *    LC_FINAL_NOTE_NS and then after each doubled delay, when tasks wait
+ *    for events nobody has fulfilled yet or are blocked: a program that
+ *    forgot one would otherwise hang without a word.
+ */
+static int stalled(struct lc_worker *w, const struct lc_until *u, struct lc_stall *st,
+                   uint64_t *nap)
+{
+    struct lc_runtime *rt = w->rt;
+    uint64_t now = lc_now_ns();
+    *nap = 0;
+    if (u->mode == LC_UNTIL_THROTTLE) {
+        int64_t done = children_done(u->t);
+        if (done != st->done) {
+            st->done = done;
+            st->since_ns = now;
+        }
+        if (lc_sleepers(rt, -1) >= rt->nworkers - 1
+            || now - st->since_ns >= LC_THROTTLE_STALL_NS) {
+            w->throttle.task = u->t;
+            w->throttle.done = done;
+            return 1;
+        }
+        *nap = LC_THROTTLE_NAP_NS;
+        return 0;
+    }
+    if (u->mode == LC_UNTIL_FINAL) {
+        if (now >= st->note_ns) {
+            long ev = atomic_load_explicit(&lc_events_waiting, memory_order_relaxed);
+            long bl = atomic_load_explicit(&lc_tasks_blocked, memory_order_relaxed);
+            if (ev > 0 || bl > 0) {
+                long long left = u->t ? (long long)(u->t->nspawned - children_done(u->t)) : 0;
+                fprintf(stderr, "locus: locus_finalize has waited %.0f s for the program's "
+                        "tasks%s%lld%s: %ld wait%s for events not fulfilled yet "
+                        "(locus_task_events_decrease, omp_fulfill_event, "
+                        "alpi_task_events_decrease), %ld %s blocked (locus_task_unblock, "
+                        "alpi_task_unblock)\n",
+                        (double)(now - st->since_ns) / 1e9, u->t ? " (" : "",
+                        left, u->t ? " incomplete)" : "", ev, ev == 1 ? "s" : "", bl,
+                        bl == 1 ? "is" : "are");
+            }
+            st->note_ns = now + st->delay_ns;
+            st->delay_ns *= 2;
+        }
+        *nap = st->note_ns - now;
+    }
+    return 0;
 }
 
 /*
@@ -178,19 +257,28 @@ static inline int wait_over(struct lc_runtime *rt, const struct lc_until *u)
  * for a condition (not for work) also counts itself in ntw_sleepers, so
  * that whoever makes the condition true wakes it (lc_wake_waiters); a
  * taskwait publishes the pending value it waits for as well, so only the
- * completion that reaches it wakes everyone (exec.c).
+ * completion that reaches it wakes everyone (run.c).
  */
 static void run_until(struct lc_worker *w, const struct lc_until *u)
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
     unsigned spins = 0;
-    int cond = u->t || u->word;
+    int cond = u->t || u->word || u->word64;
+    int barrier = u->word != NULL;   /* a condition word: polls without yielding (spin.h) */
     int resleep = 0;   /* woke from a timed sleep with nothing new: sleep again at once */
-    int idle = 0;      /* tracing: inside an idle event (trace/trace.h) */
+    int idle = 0;      /* tracing: inside an idle event (instrument.h) */
+    struct lc_stall st = { -1, 0, 0, LC_FINAL_NOTE_NS };
+    if (u->mode != LC_UNTIL_PLAIN) {
+        st.since_ns = lc_now_ns();
+        st.note_ns = st.since_ns + LC_FINAL_NOTE_NS;
+    }
 
     while (!wait_over(rt, u)) {
-        struct lc_task *x = sched->pop(w);
+        int wake = LC_WAKE_NONE;
+        struct lc_qitem it = sched->pop(w, &wake);
+        lc_wake_for(w, wake);
+        struct lc_task *x = it.p ? lc_item_open(w, &it) : NULL;
         if (x) {
             w->idle_polls = 0;
             lc_spin_found(w, spins);
@@ -198,7 +286,7 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
                 lc_trace_mark(w, LC_EV_IDLE_END, 0);
                 idle = 0;
             }
-            lc_execute(w, x);
+            lc_run(w, x, LC_RUN_TAKEN);
             spins = 0;
             resleep = 0;
             if (__builtin_expect(lc_async_due(), 0))
@@ -221,21 +309,24 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
         w->idle_polls++;
         if (spins == 0)
             lc_spin_begin(w);
-        if (__builtin_expect(w->trace != NULL, 0) && !idle) {
+        if (lc_instr_on(w) && !idle) {
             lc_trace_mark(w, LC_EV_IDLE, 0);
             idle = 1;
         }
-        if (!resleep && !lc_spin_give_up(w, ++spins, u->word != NULL)) {
-            idle_poll(rt, spins, u->word != NULL);
+        if (!resleep && !lc_spin_give_up(w, ++spins, barrier)) {
+            idle_poll(rt, spins, barrier);
             continue;
         }
         resleep = 0;
+        uint64_t nap = 0;
+        if (u->mode != LC_UNTIL_PLAIN && stalled(w, u, &st, &nap))
+            break;
         struct lc_node_sync *ns = &rt->nsync[w->node];
         uint32_t e = atomic_load_explicit(&ns->epoch, memory_order_seq_cst);
         if (u->t) {
             /* pending reaches this value when max_outstanding children remain */
             atomic_store_explicit(&u->t->tw_target,
-                                  LC_BIAS - u->t->nspawned + u->max_outstanding,
+                                  lc_tw_key(LC_BIAS - u->t->nspawned + u->max_outstanding),
                                   memory_order_seq_cst);
         }
         if (cond)
@@ -243,18 +334,20 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
         atomic_fetch_add_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
         atomic_fetch_add_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         lc_sleep_fence(rt);   /* the sleeper's half of the handshake (top) */
-        /* the last look takes even a lone task (lc_may_steal): with
-         * LOCUS_SPIN below LC_LONE_STEAL_POLLS a worker would otherwise
-         * sleep past a lone task whose owner is blocked, and no push would
-         * come to wake it */
-        if (w->idle_polls < LC_LONE_STEAL_POLLS)
-            w->idle_polls = LC_LONE_STEAL_POLLS;
-        /* oversubscribed, the polls before sleeping may be fewer than NAFT's
-         * LOCUS_STEAL_SPIN (spin.h): the last look is at the other nodes too */
-        if (rt->oversubscribed && rt->opt.spin_adapt && w->idle_polls < rt->opt.steal_spin)
-            w->idle_polls = rt->opt.steal_spin;
+        /* the last look takes what the policy's patience would leave
+         * (sched/steal.h): with LOCUS_SPIN below it a worker would
+         * otherwise sleep past a lone task whose owner is blocked, and no
+         * push would come to wake it */
+        w->last_look = 1;
         x = NULL;
-        if (!wait_over(rt, u) && !(x = sched->pop(w))
+        if (!wait_over(rt, u)) {
+            wake = LC_WAKE_NONE;
+            it = sched->pop(w, &wake);
+            lc_wake_for(w, wake);
+            x = it.p ? lc_item_open(w, &it) : NULL;
+        }
+        w->last_look = 0;
+        if (!x && !wait_over(rt, u)
             && !atomic_load_explicit(&lc_ext_head, memory_order_seq_cst)
             && !atomic_load_explicit(&lc_inject_head, memory_order_seq_cst)) {
             lc_stat_add(&w->stats.sleeps, 1);
@@ -263,9 +356,12 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             /* while polling services exist, one sleeper wakes every
              * LOCUS_POLL_US to call them (poll.c) */
             if (lc_poll_sleeper_claim()) {
-                futex_wait_ns(&ns->epoch, e, rt->opt.poll_us * 1000ull);
+                uint64_t t = rt->opt.poll_us * 1000ull;
+                futex_wait_ns(&ns->epoch, e, nap && nap < t ? nap : t);
                 lc_poll_sleeper_done();
                 resleep = atomic_load_explicit(&ns->epoch, memory_order_relaxed) == e;
+            } else if (nap) {
+                futex_wait_ns(&ns->epoch, e, nap);
             } else {
                 futex_wait(&ns->epoch, e);
             }
@@ -285,7 +381,7 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             idle = 0;
         }
         if (x)
-            lc_execute(w, x);
+            lc_run(w, x, LC_RUN_TAKEN);
         spins = 0;
     }
     if (__builtin_expect(idle, 0))
@@ -294,23 +390,52 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
 
 void lc_worker_loop(struct lc_worker *w)
 {
-    const struct lc_until u = { NULL, 0, NULL, 0 };
+    const struct lc_until u = { .mode = LC_UNTIL_PLAIN };
     run_until(w, &u);
 }
 
 void lc_wait_children(struct lc_worker *w, struct lc_task *t, int64_t max_outstanding)
 {
-    const struct lc_until u = { t, max_outstanding, NULL, 0 };
+    const struct lc_until u = { .t = t, .max_outstanding = max_outstanding };
     run_until(w, &u);
-    /* thieves may have emptied w's deque while it waited: a stale size
-     * estimate would make the next spawns run inline (lc_backlog_own) with
-     * nothing queued behind them */
-    lc_deque_refresh_owner(&w->dq);
+    /* thieves may have emptied w's queues meanwhile: a stale estimate would
+     * make the next spawns run at once with nothing queued behind them */
+    if (w->rt->sched->waited)
+        w->rt->sched->waited(w);
+}
+
+void lc_wait_children_final(struct lc_worker *w, struct lc_task *t)
+{
+    const struct lc_until u = { .t = t, .mode = LC_UNTIL_FINAL };
+    run_until(w, &u);
+}
+
+void lc_throttle(struct lc_worker *w, struct lc_task *t)
+{
+    /* let through before, and none of its children completed since:
+     * holding it again could only wait for what held nothing up */
+    if (w->throttle.task == t && w->throttle.done == children_done(t))
+        return;
+    const struct lc_until u = { .t = t, .max_outstanding = w->rt->opt.throttle / 2,
+                                .mode = LC_UNTIL_THROTTLE };
+    run_until(w, &u);
 }
 
 void lc_wait_word(struct lc_worker *w, _Atomic uint32_t *word, uint32_t old)
 {
-    const struct lc_until u = { NULL, 0, word, old };
+    const struct lc_until u = { .word = word, .old = old };
+    run_until(w, &u);
+}
+
+void lc_wait_word_final(struct lc_worker *w, _Atomic uint32_t *word, uint32_t old)
+{
+    const struct lc_until u = { .word = word, .old = old, .mode = LC_UNTIL_FINAL };
+    run_until(w, &u);
+}
+
+void lc_wait_state(struct lc_worker *w, struct lc_task *t, uint64_t old)
+{
+    const struct lc_until u = { .word64 = &t->state, .old64 = old };
     run_until(w, &u);
 }
 

@@ -33,7 +33,8 @@
  * look at before anything else; other nodes take from it what they may
  * take from the node's other queues: tasks without a node whenever they
  * look at its shared tasks, its data-bound tasks (never first-touch ones)
- * when it is overloaded or asleep.
+ * when it is overloaded or asleep.  Every queue here, the first-touch
+ * dealing's counter included, is this policy's own (policy.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -49,14 +50,6 @@
 
 extern const struct lc_sched_ops lc_sched_naft;   /* below: its name for messages */
 
-/* A FIFO under a lock, linked through qnext: the tasks sent to a node from
- * other nodes (inbox), and the node's first-touch tasks (bound). */
-struct naft_fifo {
-    _Alignas(LC_CACHELINE) pthread_mutex_t lock;
-    struct lc_task *head, *tail;
-    _Atomic long size;
-};
-
 /* A node takes another node's data-bound tasks only while that node has
  * more than this many queued per worker: the last of them would wait more
  * than this many task lengths for a worker of its own node.  Below it the
@@ -65,46 +58,64 @@ struct naft_fifo {
  * it the node is overloaded and idle nodes help.  locus(7) documents it. */
 #define LC_NAFT_MARGIN 16
 
+/* inbox: data-bound tasks sent to the node from other nodes, and those an
+ * affine deque of the node could not take (no memory); bound: the node's
+ * first-touch tasks.  Both linked through qnext (steal.h). */
 struct naft_node {
-    struct naft_fifo inbox, bound;
+    struct lc_fifo inbox, bound;
     int *workers, nworkers;     /* ids of this node's workers */
     int *victims, nvictims;     /* nodes whose data-bound tasks this node may take, nearest first */
     int *sharers, nsharers;     /* every other node with workers, nearest first */
     int *thieves, nthieves;     /* nodes that may take this node's data-bound tasks */
 };
 
+/* A worker's own deques (w->sched_local). */
+struct naft_local {
+    struct lc_deque *dq;        /* tasks without a node: any node's workers take them */
+    struct lc_deque *adq;       /* its node's data-bound tasks (NULL on one node) */
+};
+
 struct naft {
     struct naft_node *nodes;
-    int nnodes;
+    int nnodes, nworkers;
     /* idle polls before looking at other nodes: LOCUS_STEAL_SPIN, but never
      * more than a worker makes before it sleeps (LOCUS_SPIN), or a worker
      * woken for another node's task would sleep again without looking */
     unsigned steal_spin;
-    struct lc_deque *adq;       /* per worker: its node's data-bound tasks */
+    struct lc_deque *dq;        /* per worker: tasks without a node */
+    struct lc_deque *adq;       /* per worker: its node's data-bound tasks (several nodes) */
+    struct naft_local *local;   /* per worker */
+    struct lc_fifo spill;       /* tasks without a node a deque could not take */
+    struct lc_prio_set prio;
+    /* first-touch tasks dealt so far: written by every first-touch
+     * placement, so on a line of its own */
+    _Alignas(LC_CACHELINE) _Atomic unsigned ft_next;
 };
 
 static void naft_fini(struct lc_runtime *rt)
 {
     struct naft *s = rt->sched_data;
-    for (int i = 0; i < rt->nworkers; i++)
-        lc_deque_destroy(&rt->workers[i].dq);
     if (!s)
         return;
-    if (s->adq)
-        for (int i = 0; i < rt->nworkers; i++)
-            lc_deque_destroy(&s->adq[i]);
-    free(s->adq);
-    for (int n = 0; n < s->nnodes; n++) {
-        pthread_mutex_destroy(&s->nodes[n].inbox.lock);
-        pthread_mutex_destroy(&s->nodes[n].bound.lock);
-        free(s->nodes[n].workers);
-        free(s->nodes[n].victims);
-        free(s->nodes[n].sharers);
-        free(s->nodes[n].thieves);
-    }
+    lc_deques_destroy(s->dq, s->nworkers);
+    lc_deques_destroy(s->adq, s->nworkers);
+    lc_prio_fini(&s->prio);
+    lc_fifo_destroy(&s->spill);
+    free(s->local);
+    if (s->nodes)
+        for (int n = 0; n < s->nnodes; n++) {
+            lc_fifo_destroy(&s->nodes[n].inbox);
+            lc_fifo_destroy(&s->nodes[n].bound);
+            free(s->nodes[n].workers);
+            free(s->nodes[n].victims);
+            free(s->nodes[n].sharers);
+            free(s->nodes[n].thieves);
+        }
     free(s->nodes);
     free(s);
     rt->sched_data = NULL;
+    for (int i = 0; i < rt->nworkers; i++)
+        rt->workers[i].sched_local = NULL;
 }
 
 static const struct lc_topology *sort_topo;
@@ -137,32 +148,34 @@ static void sort_by_distance(const struct lc_runtime *rt, int from, int *v, int 
 static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
 {
     int nn = rt->topo.nnodes;
-    struct naft *s = calloc(1, sizeof *s);
-    if (!s || !(s->nodes = calloc((size_t)nn, sizeof *s->nodes)))
+    struct naft *s = aligned_alloc(LC_CACHELINE, sizeof *s);
+    if (!s)
         goto nomem;
+    memset(s, 0, sizeof *s);
     s->nnodes = nn;
+    s->nworkers = rt->nworkers;
     s->steal_spin = rt->opt.steal_spin;
     if (s->steal_spin >= rt->opt.spin)
         s->steal_spin = rt->opt.spin > 0 ? rt->opt.spin - 1 : 0;
-    rt->sched_data = s;
-    for (int i = 0; i < rt->nworkers; i++)
-        if (lc_deque_init(&rt->workers[i].dq, 10) < 0) {
-            while (i-- > 0)
-                lc_deque_destroy(&rt->workers[i].dq);
-            goto nomem_deques;
-        }
+    atomic_init(&s->ft_next, 0);
+    lc_fifo_init(&s->spill);
+    rt->sched_data = s;   /* naft_fini frees whatever is set below */
+    if (!(s->nodes = calloc((size_t)nn, sizeof *s->nodes)))
+        goto nomem_all;
     for (int n = 0; n < nn; n++) {
-        pthread_mutex_init(&s->nodes[n].inbox.lock, NULL);
-        pthread_mutex_init(&s->nodes[n].bound.lock, NULL);
+        lc_fifo_init(&s->nodes[n].inbox);
+        lc_fifo_init(&s->nodes[n].bound);
     }
-    if (nn > 1) {
-        s->adq = aligned_alloc(LC_CACHELINE, (size_t)rt->nworkers * sizeof *s->adq);
-        if (!s->adq)
-            goto nomem_all;
-        memset(s->adq, 0, (size_t)rt->nworkers * sizeof *s->adq);
-        for (int i = 0; i < rt->nworkers; i++)
-            if (lc_deque_init(&s->adq[i], 8) < 0)
-                goto nomem_all;
+    if (lc_prio_init(&s->prio, nn) < 0)
+        goto nomem_all;
+    if (!(s->local = calloc((size_t)rt->nworkers, sizeof *s->local))
+        || !(s->dq = lc_deques_create(rt->nworkers, 10))
+        || (nn > 1 && !(s->adq = lc_deques_create(rt->nworkers, 8))))
+        goto nomem_all;
+    for (int i = 0; i < rt->nworkers; i++) {
+        s->local[i].dq = &s->dq[i];
+        s->local[i].adq = s->adq ? &s->adq[i] : NULL;
+        rt->workers[i].sched_local = &s->local[i];
     }
     for (int n = 0; n < nn; n++) {
         struct naft_node *nd = &s->nodes[n];
@@ -205,13 +218,7 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
 
 nomem_all:
     naft_fini(rt);
-    snprintf(err, errlen, "scheduler %s: out of memory for the node queues", lc_sched_naft.name);
-    return -ENOMEM;
-nomem_deques:
-    free(s->nodes);
 nomem:
-    free(s);
-    rt->sched_data = NULL;
     snprintf(err, errlen, "scheduler %s: out of memory for the node queues", lc_sched_naft.name);
     return -ENOMEM;
 }
@@ -246,7 +253,8 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
      * and its new regions are booked there (a task that reads a block and
      * first writes a few flags beside it runs next to the block). */
     if (pl->first_touch && (best < 0 || score[best] <= pl->fresh)) {
-        unsigned k = atomic_fetch_add_explicit(&rt->ft_next, 1, memory_order_relaxed);
+        struct naft *s = rt->sched_data;
+        unsigned k = atomic_fetch_add_explicit(&s->ft_next, 1, memory_order_relaxed);
         t->node = rt->ft_nodes[k % (unsigned)rt->n_ft_nodes];
         t->flags |= LC_TF_BOUND;
         return;
@@ -258,38 +266,6 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
     if (score[w->node] == score[best])
         best = w->node;
     t->node = best;
-}
-
-static void fifo_push(struct naft_fifo *ib, struct lc_task *t)
-{
-    t->qnext = NULL;
-    pthread_mutex_lock(&ib->lock);
-    if (ib->tail)
-        ib->tail->qnext = t;
-    else
-        ib->head = t;
-    ib->tail = t;
-    atomic_store_explicit(&ib->size, atomic_load_explicit(&ib->size, memory_order_relaxed) + 1,
-                          memory_order_release);
-    pthread_mutex_unlock(&ib->lock);
-}
-
-static struct lc_task *fifo_pop(struct naft_fifo *ib)
-{
-    if (atomic_load_explicit(&ib->size, memory_order_acquire) == 0)
-        return NULL;
-    pthread_mutex_lock(&ib->lock);
-    struct lc_task *t = ib->head;
-    if (t) {
-        ib->head = t->qnext;
-        if (!ib->head)
-            ib->tail = NULL;
-
-        atomic_store_explicit(&ib->size, atomic_load_explicit(&ib->size, memory_order_relaxed) - 1,
-                              memory_order_release);
-    }
-    pthread_mutex_unlock(&ib->lock);
-    return t;
 }
 
 static int64_t bound_queued(const struct naft *s, int n);
@@ -313,26 +289,33 @@ static int naft_wake_other(struct lc_worker *w, int node)
 
 static int naft_push(struct lc_worker *w, struct lc_task *t)
 {
-    struct lc_runtime *rt = w->rt;
-    struct naft *s = rt->sched_data;
+    struct naft *s = w->rt->sched_data;
+    struct naft_local *own = w->sched_local;
     int node = t->node;
 
-    if (__builtin_expect(t->prio != 0, 0))
-        return lc_prio_push_task(w, t, node, node < 0 ? LC_WAKE_ANY : node);
-    if (node < 0)
-        return lc_push_own(w, t);   /* affinity-free: any node's idle worker may take it */
+    if (__builtin_expect(t->prio != 0, 0)) {
+        lc_prio_push(&s->prio, node >= 0 ? node : w->node, t);
+        return node < 0 ? LC_WAKE_ANY : node;
+    }
+    if (node < 0) {                 /* affinity-free: any node's idle worker may take it */
+        lc_deque_push_or_spill(own->dq, &s->spill, t);
+        return LC_WAKE_ANY;
+    }
     if (t->flags & LC_TF_BOUND) {
-        fifo_push(&s->nodes[node].bound, t);
+        lc_fifo_push(&s->nodes[node].bound, t);
         return node;                /* only its own node may run it */
     }
-    if (node == w->node) {
-        struct lc_qitem it = lc_qitem_task(t);
-        if (__builtin_expect(lc_deque_push_owner(&s->adq[w->id], &it) < 0, 0))
-            return LC_PUSH_FULL;    /* the deque could not grow */
-    } else {
-        fifo_push(&s->nodes[node].inbox, t);
-    }
+    if (node == w->node && own->adq)
+        lc_deque_push_or_spill(own->adq, &s->nodes[node].inbox, t);
+    else
+        lc_fifo_push(&s->nodes[node].inbox, t);
     return node;
+}
+
+static int naft_push_light(struct lc_worker *w, const struct lc_qitem *it)
+{
+    struct naft_local *own = w->sched_local;
+    return lc_deque_push_owner(own->dq, it) < 0 ? -ENOMEM : 0;
 }
 
 /* Data-bound tasks queued on node n: its inbox and its workers' affine
@@ -340,80 +323,84 @@ static int naft_push(struct lc_worker *w, struct lc_task *t)
 static int64_t bound_queued(const struct naft *s, int n)
 {
     const struct naft_node *nd = &s->nodes[n];
-    int64_t q = atomic_load_explicit(&nd->inbox.size, memory_order_relaxed);
-    for (int i = 0; i < nd->nworkers; i++)
-        q += lc_deque_size(&s->adq[nd->workers[i]]);
+    int64_t q = lc_fifo_size(&nd->inbox);
+    if (s->adq)
+        for (int i = 0; i < nd->nworkers; i++)
+            q += lc_deque_size(&s->adq[nd->workers[i]]);
     return q;
-}
-
-/* Steals one data-bound task from the affine deques of node n's workers. */
-static struct lc_task *steal_affine(struct lc_worker *w, struct naft *s, int n)
-{
-    return lc_steal_from_deques(w, s->nodes[n].workers, s->nodes[n].nworkers, n, s->adq);
 }
 
 /* A task of w's own node: the bound FIFO, the inbox, then the other
  * workers' affine and ordinary deques. */
-static struct lc_task *take_own_node(struct lc_worker *w, struct naft *s)
+static struct lc_qitem take_own_node(struct lc_worker *w, struct naft *s, int *wake)
 {
     struct naft_node *nd = &s->nodes[w->node];
-    struct lc_task *t = fifo_pop(&nd->bound);
-    if (!t)
-        t = fifo_pop(&nd->inbox);
-    if (!t && s->adq)
-        t = steal_affine(w, s, w->node);
-    if (!t)
-        t = lc_steal_from(w, nd->workers, nd->nworkers, w->node);
-    return t;
+    struct lc_task *t = lc_fifo_pop(&nd->bound);
+    if (t || (t = lc_fifo_pop(&nd->inbox)))
+        return lc_qitem_of(t);
+    struct lc_qitem it = { NULL, NULL, NULL, 0 };
+    if (s->adq)
+        it = lc_steal_items(w, s->adq, nd->workers, nd->nworkers, w->node, wake);
+    if (!it.p)
+        it = lc_steal_items(w, s->dq, nd->workers, nd->nworkers, w->node, wake);
+    return it;
 }
 
-/* A task of another node n: its inbox (sent there, taken here: a steal),
- * then its workers' affine deques. */
-static struct lc_task *take_bound_from(struct lc_worker *w, struct naft *s, int n)
+/* A data-bound task of another node n: its inbox (sent there, taken here:
+ * a steal), then its workers' affine deques. */
+static struct lc_qitem take_bound_from(struct lc_worker *w, struct naft *s, int n, int *wake)
 {
-    struct lc_task *t = fifo_pop(&s->nodes[n].inbox);
+    struct lc_task *t = lc_fifo_pop(&s->nodes[n].inbox);
     if (t) {
-        lc_stat_add(&w->stats.steals[lc_topology_class(&w->rt->topo, w->node, n)], 1);
-        if (__builtin_expect(w->trace != NULL, 0))
-            lc_trace_mark(w, LC_EV_STEAL, (uint64_t)n);
-        return t;
+        lc_note_steal(w, n);
+        return lc_qitem_of(t);
     }
-    return steal_affine(w, s, n);
+    return lc_steal_items(w, s->adq, s->nodes[n].workers, s->nodes[n].nworkers, n, wake);
 }
 
-static struct lc_task *naft_pop(struct lc_worker *w)
+/* Whether a task of priority may be taken from node v's priority queue by
+ * mode, and there is one. */
+static struct lc_qitem take_prio(struct lc_worker *w, struct naft *s, int v,
+                                 enum lc_prio_mode mode)
+{
+    return lc_qitem_of(lc_prio_take(w, &s->prio, v, mode));
+}
+
+static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
 {
     struct lc_runtime *rt = w->rt;
     struct naft *s = rt->sched_data;
-    struct lc_task *t;
-    int prio = lc_prio_on(rt);
-    if (__builtin_expect(prio, 0) && (t = lc_prio_take(w, w->node, LC_PRIO_ANY)))
-        return t;
-    if (s->adq) {
-        struct lc_qitem it = lc_deque_pop_owner(&s->adq[w->id]);
-        if (it.p)
-            return it.p;
-    }
-    if ((t = lc_pop_own(w)) || (t = take_own_node(w, s)))
-        return t;
-    if (w->idle_polls < s->steal_spin)
-        return NULL;
+    struct naft_local *own = w->sched_local;
+    struct lc_qitem it;
+    int prio = lc_prio_used(&s->prio);
+    if (__builtin_expect(prio, 0) && (it = take_prio(w, s, w->node, LC_PRIO_ANY)).p)
+        return it;
+    if (own->adq && (it = lc_deque_pop_owner(own->adq)).p)
+        return it;
+    if ((it = lc_deque_pop_owner(own->dq)).p || (it = take_own_node(w, s, wake)).p)
+        return it;
+    if (__builtin_expect(lc_fifo_size(&s->spill) > 0, 0))
+        if ((it = lc_qitem_of(lc_fifo_pop(&s->spill))).p)
+            return it;
+    if (w->idle_polls < s->steal_spin && !w->last_look)
+        return it;
     /* other nodes: their shared tasks, nearest first, then the data-bound
      * tasks of a victim that is overloaded */
     struct naft_node *nd = &s->nodes[w->node];
     for (int i = 0; i < nd->nsharers; i++) {
         int v = nd->sharers[i];
-        if (__builtin_expect(prio, 0) && (t = lc_prio_take(w, v, LC_PRIO_FREE)))
-            return t;
-        if ((t = lc_steal_from(w, s->nodes[v].workers, s->nodes[v].nworkers, v)))
-            return t;
+        if (__builtin_expect(prio, 0) && (it = take_prio(w, s, v, LC_PRIO_FREE)).p)
+            return it;
+        if ((it = lc_steal_items(w, s->dq, s->nodes[v].workers, s->nodes[v].nworkers, v,
+                                 wake)).p)
+            return it;
     }
     for (int i = 0; i < nd->nvictims; i++) {
         int v = nd->victims[i];
         if (bound_queued(s, v) > (int64_t)LC_NAFT_MARGIN * s->nodes[v].nworkers
-            && ((prio && (t = lc_prio_take(w, v, LC_PRIO_UNBOUND)))
-                || (t = take_bound_from(w, s, v))))
-            return t;
+            && ((prio && (it = take_prio(w, s, v, LC_PRIO_UNBOUND)).p)
+                || (it = take_bound_from(w, s, v, wake)).p))
+            return it;
     }
     /* a node whose workers all sleep, none being woken, has no capacity at
      * all: its tasks would wait for a push to wake one (a fork-join
@@ -425,11 +412,11 @@ static struct lc_task *naft_pop(struct lc_worker *w)
     for (int i = 0; i < nd->nvictims; i++) {
         int v = nd->victims[i];
         if (lc_node_asleep(rt, v, s->nodes[v].nworkers)
-            && ((prio && (t = lc_prio_take(w, v, LC_PRIO_UNBOUND)))
-                || (t = take_bound_from(w, s, v))))
-            return t;
+            && ((prio && (it = take_prio(w, s, v, LC_PRIO_UNBOUND)).p)
+                || (it = take_bound_from(w, s, v, wake)).p))
+            return it;
     }
-    return NULL;
+    return it;
 }
 
 static int naft_run_here(struct lc_worker *w, int node)
@@ -437,6 +424,40 @@ static int naft_run_here(struct lc_worker *w, int node)
     return node < 0 || node == w->node;
 }
 
+/* The owner's counts: everything w queued itself, data-bound or not. */
+static int naft_backlog(struct lc_worker *w)
+{
+    struct naft_local *own = w->sched_local;
+    int64_t n = lc_deque_size_owner(own->dq, LC_BACKLOG);
+    if (own->adq && n <= LC_BACKLOG)
+        n += lc_deque_size_owner(own->adq, LC_BACKLOG - n);
+    return n > LC_BACKLOG;
+}
+
+static int naft_stock_low(struct lc_worker *w)
+{
+    struct naft_local *own = w->sched_local;
+    if (w->rt->nworkers < 2)
+        return 0;   /* nobody to keep them for */
+    if (!lc_deque_below_owner(own->dq, LC_STOCK))
+        return 0;
+    return !own->adq || lc_deque_size_owner(own->dq, LC_STOCK)
+                        + lc_deque_size_owner(own->adq, LC_STOCK) < LC_STOCK;
+}
+
+static void naft_waited(struct lc_worker *w)
+{
+    struct naft_local *own = w->sched_local;
+    lc_deque_refresh_owner(own->dq);
+    if (own->adq)
+        lc_deque_refresh_owner(own->adq);
+}
+
+static unsigned naft_top_prio(struct lc_worker *w)
+{
+    struct naft *s = w->rt->sched_data;
+    return lc_prio_top(&s->prio, w->node);
+}
 
 const struct lc_sched_ops lc_sched_naft = {
     .name = "naft",
@@ -448,11 +469,12 @@ const struct lc_sched_ops lc_sched_naft = {
     .fini = naft_fini,
     .place = naft_place,
     .push = naft_push,
-    .push_light = lc_push_light,   /* no dependencies, no node: shared by all */
-    .wake_other = naft_wake_other,
+    .push_light = naft_push_light,   /* no dependencies, no node: shared by all */
     .pop = naft_pop,
+    .wake_other = naft_wake_other,
     .run_here = naft_run_here,
-    .backlog = lc_backlog_own,
-    .stock_low = lc_stock_low_own,
-    .task_done = NULL,
+    .backlog = naft_backlog,
+    .stock_low = naft_stock_low,
+    .top_prio = naft_top_prio,
+    .waited = naft_waited,
 };

@@ -6,49 +6,54 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "policy.h"
 #include "prio.h"
 #include "runtime.h"
 
-int lc_prio_init(struct lc_runtime *rt)
+int lc_prio_init(struct lc_prio_set *s, int nnodes)
 {
-    int nn = rt->topo.nnodes;
-    struct lc_prioq *q = aligned_alloc(LC_CACHELINE, (size_t)nn * sizeof *q);
+    struct lc_prioq *q = aligned_alloc(LC_CACHELINE, (size_t)nnodes * sizeof *q);
     if (!q)
         return -ENOMEM;
-    for (int n = 0; n < nn; n++) {
+    for (int n = 0; n < nnodes; n++) {
         pthread_mutex_init(&q[n].lock, NULL);
         q[n].heap = NULL;
         q[n].n = q[n].cap = 0;
         q[n].seq = 0;
+        lc_fifo_init(&q[n].spill);
         atomic_init(&q[n].top, 0);
     }
-    rt->prioq = q;
+    atomic_init(&s->used, 0);
+    s->nnodes = nnodes;
+    s->q = q;
     return 0;
 }
 
-void lc_prio_fini(struct lc_runtime *rt)
+void lc_prio_fini(struct lc_prio_set *s)
 {
-    if (!rt->prioq)
+    if (!s->q)
         return;
-    for (int n = 0; n < rt->topo.nnodes; n++) {
-        pthread_mutex_destroy(&rt->prioq[n].lock);
-        free(rt->prioq[n].heap);
+    for (int n = 0; n < s->nnodes; n++) {
+        pthread_mutex_destroy(&s->q[n].lock);
+        lc_fifo_destroy(&s->q[n].spill);
+        free(s->q[n].heap);
     }
-    free(rt->prioq);
-    rt->prioq = NULL;
+    free(s->q);
+    s->q = NULL;
 }
 
-int lc_prio_push(struct lc_runtime *rt, int node, struct lc_task *t)
+void lc_prio_push(struct lc_prio_set *s, int node, struct lc_task *t)
 {
-    struct lc_prioq *q = &rt->prioq[node];
+    struct lc_prioq *q = &s->q[node];
+    if (!atomic_load_explicit(&s->used, memory_order_relaxed))
+        atomic_store_explicit(&s->used, 1, memory_order_relaxed);   /* once per run */
     pthread_mutex_lock(&q->lock);
     if (q->n == q->cap) {
         size_t cap = q->cap ? 2 * q->cap : 16;
         struct lc_prio_item *h = realloc(q->heap, cap * sizeof *h);
         if (!h) {
             pthread_mutex_unlock(&q->lock);
-            return -ENOMEM;
+            lc_fifo_push(&q->spill, t);
+            return;
         }
         q->heap = h;
         q->cap = cap;
@@ -63,44 +68,51 @@ int lc_prio_push(struct lc_runtime *rt, int node, struct lc_task *t)
     /* release: a taker that sees the key sees the task's descriptor */
     atomic_store_explicit(&q->top, q->heap[0].key, memory_order_release);
     pthread_mutex_unlock(&q->lock);
-    return 0;
 }
 
-struct lc_task *lc_prio_pop(struct lc_worker *w, int node, enum lc_prio_mode mode)
+/* Whether mode lets a worker take t from another node's queue. */
+static int allowed(const struct lc_task *t, enum lc_prio_mode mode)
 {
-    struct lc_prioq *q = &w->rt->prioq[node];
+    return !((mode == LC_PRIO_UNBOUND && (t->flags & LC_TF_BOUND))
+             || (mode == LC_PRIO_FREE && t->node >= 0));
+}
+
+struct lc_task *lc_prio_pop(struct lc_worker *w, struct lc_prio_set *s, int node,
+                            enum lc_prio_mode mode)
+{
+    struct lc_prioq *q = &s->q[node];
+    struct lc_task *t = NULL;
     pthread_mutex_lock(&q->lock);
-    if (!q->n) {
-        pthread_mutex_unlock(&q->lock);
-        return NULL;
+    if (q->n && allowed(q->heap[0].t, mode)) {
+        t = q->heap[0].t;
+        struct lc_prio_item last = q->heap[--q->n];
+        size_t i = 0;
+        for (;;) {   /* sift the last item down from the root */
+            size_t c = 2 * i + 1;
+            if (c >= q->n)
+                break;
+            if (c + 1 < q->n && q->heap[c + 1].key > q->heap[c].key)
+                c++;
+            if (q->heap[c].key <= last.key)
+                break;
+            q->heap[i] = q->heap[c];
+            i = c;
+        }
+        if (q->n)
+            q->heap[i] = last;
+        atomic_store_explicit(&q->top, q->n ? q->heap[0].key : 0, memory_order_release);
     }
-    struct lc_task *t = q->heap[0].t;
-    if ((mode == LC_PRIO_UNBOUND && (t->flags & LC_TF_BOUND))
-        || (mode == LC_PRIO_FREE && t->node >= 0)) {
-        pthread_mutex_unlock(&q->lock);
-        return NULL;
-    }
-    struct lc_prio_item last = q->heap[--q->n];
-    size_t i = 0;
-    for (;;) {   /* sift the last item down from the root */
-        size_t c = 2 * i + 1;
-        if (c >= q->n)
-            break;
-        if (c + 1 < q->n && q->heap[c + 1].key > q->heap[c].key)
-            c++;
-        if (q->heap[c].key <= last.key)
-            break;
-        q->heap[i] = q->heap[c];
-        i = c;
-    }
-    if (q->n)
-        q->heap[i] = last;
-    atomic_store_explicit(&q->top, q->n ? q->heap[0].key : 0, memory_order_release);
     pthread_mutex_unlock(&q->lock);
-    if (node != w->node) {
-        lc_stat_add(&w->stats.steals[lc_topology_class(&w->rt->topo, w->node, node)], 1);
-        if (__builtin_expect(w->trace != NULL, 0))
-            lc_trace_mark(w, LC_EV_STEAL, (uint64_t)node);
+    if (!t && lc_fifo_size(&q->spill)) {
+        /* the spill list, after the heap: a task the heap could not hold
+         * when it became ready; one whose mode forbids it goes back */
+        t = lc_fifo_pop(&q->spill);
+        if (t && !allowed(t, mode)) {
+            lc_fifo_push(&q->spill, t);
+            t = NULL;
+        }
     }
+    if (t && node != w->node)
+        lc_note_steal(w, node);
     return t;
 }

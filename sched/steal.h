@@ -1,12 +1,18 @@
 /*
- * steal.h - what every scheduling policy does the same way: push on the
- * calling worker's own deque, and steal from a set of victim workers
- * (random start, lone tasks left alone for a while, wake-ups passed on
- * through the core's lc_wake_for).
+ * steal.h - the queue kinds every policy builds on, and what every policy
+ * does the same way with them: per-worker Chase-Lev deques (the owner
+ * pushes and pops at one end, thieves steal at the other), locked FIFOs
+ * linked through the tasks (a node's inbox, its first-touch tasks, and
+ * the spill list that makes a push unable to fail), stealing from a set of
+ * victims (random start, a lone task left to its owner for a while, the
+ * core told when a take leaves work behind), and the owner's counts that
+ * the core decides by (LC_BACKLOG, LC_STOCK).  All of it operates on
+ * queues the calling policy owns and passes in.
  */
 #ifndef LC_STEAL_H
 #define LC_STEAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -15,141 +21,156 @@
 #include "rng.h"
 #include "runtime.h"
 
-/* Deque items: a task descriptor, or a light task (a ready task without
- * dependencies or argument copy, queued as fn, arg, parent: whoever takes
- * it builds its descriptor from its own pool, so a thief moves one deque
- * slot instead of the descriptor's lines there and back). */
-#define LC_QI_LIGHT 1u
-/* A task its queuing worker will not run next (LC_TF_HANDOFF): a thief may
- * take it even when it is alone in the deque (lc_may_steal_from). */
-#define LC_QI_HANDOFF 2u
-
+/* The item standing for task descriptor t. */
 static inline struct lc_qitem lc_qitem_task(struct lc_task *t)
 {
     struct lc_qitem it = { t, NULL, NULL, t->flags & LC_TF_HANDOFF ? LC_QI_HANDOFF : 0 };
     return it;
 }
 
+/* ---- locked FIFOs of task descriptors, linked through qnext ---- */
+
+struct lc_fifo {
+    _Alignas(LC_CACHELINE) pthread_mutex_t lock;
+    struct lc_task *head, *tail;
+    _Atomic long size;   /* read without the lock: an empty FIFO costs a load */
+};
+
+static inline void lc_fifo_init(struct lc_fifo *f)
+{
+    pthread_mutex_init(&f->lock, NULL);
+    f->head = f->tail = NULL;
+    atomic_init(&f->size, 0);
+}
+
+static inline void lc_fifo_destroy(struct lc_fifo *f)
+{
+    pthread_mutex_destroy(&f->lock);
+}
+
+static inline long lc_fifo_size(const struct lc_fifo *f)
+{
+    return atomic_load_explicit(&f->size, memory_order_relaxed);
+}
+
+static inline void lc_fifo_push(struct lc_fifo *f, struct lc_task *t)
+{
+    t->qnext = NULL;
+    pthread_mutex_lock(&f->lock);
+    if (f->tail)
+        f->tail->qnext = t;
+    else
+        f->head = t;
+    f->tail = t;
+    atomic_store_explicit(&f->size, atomic_load_explicit(&f->size, memory_order_relaxed) + 1,
+                          memory_order_release);
+    pthread_mutex_unlock(&f->lock);
+}
+
+/* The oldest task, or NULL; the lock only when the FIFO looks non-empty. */
+static inline struct lc_task *lc_fifo_pop(struct lc_fifo *f)
+{
+    if (atomic_load_explicit(&f->size, memory_order_acquire) == 0)
+        return NULL;
+    pthread_mutex_lock(&f->lock);
+    struct lc_task *t = f->head;
+    if (t) {
+        f->head = t->qnext;
+        if (!f->head)
+            f->tail = NULL;
+        atomic_store_explicit(&f->size, atomic_load_explicit(&f->size, memory_order_relaxed) - 1,
+                              memory_order_release);
+    }
+    pthread_mutex_unlock(&f->lock);
+    return t;
+}
+
+/* ---- deques ---- */
+
+/* Queues t on deque d (w's own), or on spill when d cannot grow (no
+ * memory): a push never fails. */
+static inline void lc_deque_push_or_spill(struct lc_deque *d, struct lc_fifo *spill,
+                                          struct lc_task *t)
+{
+    struct lc_qitem it = lc_qitem_task(t);
+    if (__builtin_expect(lc_deque_push_owner(d, &it) < 0, 0))
+        lc_fifo_push(spill, t);
+}
+
+/* The item for a task taken from a FIFO (p NULL when t is NULL). */
+static inline struct lc_qitem lc_qitem_of(struct lc_task *t)
+{
+    struct lc_qitem it = { t, NULL, NULL, 0 };
+    return it;
+}
+
 /*
- * Whether w may steal from d now.  A lone task is left alone for
- * LC_LONE_STEAL_POLLS idle polls (runtime.h: its owner is usually about
- * to run it) unless it was handed off: queued by a completion whose worker
- * went on to run another released task first (ready.h), so that it waits
- * at least a whole body there.  Without that exception a width-2 stencil
- * ran on one worker: each step's second completion runs one successor and
- * queues the other alone, and the idle worker, having polled fewer than
- * LC_LONE_STEAL_POLLS times since its own task ended, left it to the owner
- * (benchmarks/README.md, the parallelism probe).
+ * Whether w may steal from d now.  A lone task is usually about to be run
+ * by its owner, or heads a chain of dependent tasks its owner is still
+ * spawning: taking it at once makes every task of the chain cross cores.
+ * A thief that waits LC_LONE_STEAL_POLLS idle polls (a few microseconds)
+ * finds it still there only when its owner is really busy, and then takes
+ * the whole chain behind it; so does a worker's last look before it sleeps
+ * (w->last_look: with LOCUS_SPIN below the patience it would otherwise
+ * sleep past a lone task whose owner is blocked, and no push would come to
+ * wake it).  The exception is a task handed off: queued by a completion
+ * whose worker went on to run another released task first (ready.h), so
+ * that it waits at least a whole body there.  Without that exception a
+ * width-2 stencil ran on one worker: each step's second completion runs
+ * one successor and queues the other alone, and the idle worker, having
+ * polled fewer than LC_LONE_STEAL_POLLS times since its own task ended,
+ * left it to the owner (benchmarks/README.md, the parallelism probe).
  */
+#define LC_LONE_STEAL_POLLS 64
 static inline int lc_may_steal_from(const struct lc_worker *w, struct lc_deque *d)
 {
     int64_t n = lc_deque_size(d);
-    if (lc_may_steal(w, n))
+    if (n > 1 || (n == 1 && (w->idle_polls >= LC_LONE_STEAL_POLLS || w->last_look)))
         return 1;
     return n == 1 && (lc_deque_peek_top_c(d) & LC_QI_HANDOFF);
 }
 
-/* spawn.c: the descriptor of a light task taken by w, or NULL when memory
- * is exhausted and the item went back on w's deque. */
-struct lc_task *lc_light_open(struct lc_worker *w, const struct lc_qitem *it);
-
-/* The task an item taken from a deque stands for (NULL for "nothing"). */
-static inline struct lc_task *lc_qitem_open(struct lc_worker *w, const struct lc_qitem *it)
-{
-    if (__builtin_expect(it->c & LC_QI_LIGHT, 0))
-        return lc_light_open(w, it);
-    return it->p;
-}
-
-/* Queues a ready task on w's own deque, where any node's workers may take
- * it: a push's answer (policy.h). */
-static inline int lc_push_own(struct lc_worker *w, struct lc_task *t)
-{
-    struct lc_qitem it = lc_qitem_task(t);
-    if (__builtin_expect(lc_deque_push_owner(&w->dq, &it) < 0, 0))
-        return LC_PUSH_FULL;   /* the deque could not grow */
-    return LC_WAKE_ANY;
-}
-
 /*
- * Steals one task from deques[v] of the n workers v in victims (ids; w
- * itself is skipped; deques NULL: each worker's own dq), starting at a
- * random one, and counts the steal by the distance between w's node and the
- * victim's.  node >= 0: the victims' node, whose sleepers a thief that
- * leaves work behind wakes; -1: any node's.
+ * Steals one item from deques[v] for the n worker ids v in victims (w
+ * itself is skipped), starting at a random one, and notes the steal from
+ * the victim's node (lc_note_steal).  wake_for: whom a thief that leaves
+ * work behind asks the core to wake (the victims' node, or LC_WAKE_ANY),
+ * written to *wake when it does: a push wakes one sleeper, which would
+ * otherwise leave a burst to a single thief.
  */
-static inline struct lc_task *lc_steal_from_deques(struct lc_worker *w, const int *victims,
-                                                   int n, int node, struct lc_deque *deques)
+static inline struct lc_qitem lc_steal_items(struct lc_worker *w, struct lc_deque *deques,
+                                             const int *victims, int n, int wake_for,
+                                             int *wake)
 {
     struct lc_runtime *rt = w->rt;
+    struct lc_qitem none = { NULL, NULL, NULL, 0 };
     if (n <= 0)
-        return NULL;
+        return none;
     int start = (int)(lc_rng_next(&w->rng) % (uint64_t)n);
     for (int i = 0; i < n; i++) {
         int v = victims[start + i < n ? start + i : start + i - n];
         if (v == w->id)
             continue;
-        struct lc_deque *d = deques ? &deques[v] : &rt->workers[v].dq;
+        struct lc_deque *d = &deques[v];
         if (!lc_may_steal_from(w, d))
             continue;
         struct lc_qitem it = lc_deque_steal(d);
         if (!it.p)
             continue;
-        lc_stat_add(&w->stats.steals[rt->topo.nnodes == 1 ? LC_DIST_LOCAL
-                    : lc_topology_class(&rt->topo, w->node, rt->workers[v].node)], 1);
-        if (__builtin_expect(w->trace != NULL, 0))
-            lc_trace_mark(w, LC_EV_STEAL, (uint64_t)rt->workers[v].node);
-        /* more left behind: pass the wake-up on (a push wakes one sleeper,
-         * which would otherwise leave a burst to a single thief) */
-        if (lc_sleepers(rt, node) > 0 && lc_deque_size(d) > 0)
-            lc_wake_for(w, node >= 0 ? node : LC_WAKE_ANY);
-        struct lc_task *t = lc_qitem_open(w, &it);
-        if (t)
-            return t;
+        lc_note_steal(w, rt->workers[v].node);
+        if (lc_sleepers(rt, wake_for >= 0 ? wake_for : -1) > 0 && lc_deque_size(d) > 0)
+            *wake = wake_for;
+        return it;
     }
-    return NULL;
+    return none;
 }
 
-/* Steals one task from the own deques of the n workers in victims. */
-static inline struct lc_task *lc_steal_from(struct lc_worker *w, const int *victims, int n,
-                                            int node)
-{
-    return lc_steal_from_deques(w, victims, n, node, NULL);
-}
+/* ---- the owner's counts (policy.h: backlog, stock_low) ---- */
 
-/* Puts a light task on w's own deque without waking anyone: 0 or -ENOMEM. */
-static inline int lc_queue_light(struct lc_worker *w, locus_task_fn fn, void *arg,
-                                 struct lc_task *parent)
-{
-    struct lc_qitem it = { (void *)fn, arg, parent, LC_QI_LIGHT };
-    return lc_deque_push_owner(&w->dq, &it);
-}
-
-/* Queues a light task on w's own deque (any node's workers may take it). */
-static inline int lc_push_light(struct lc_worker *w, locus_task_fn fn, void *arg,
-                                struct lc_task *parent)
-{
-    if (__builtin_expect(lc_queue_light(w, fn, arg, parent) < 0, 0))
-        return -ENOMEM;
-    return 0;
-}
-
-/* The owner's pop of its own deque. */
-static inline struct lc_task *lc_pop_own(struct lc_worker *w)
-{
-    struct lc_qitem it = lc_deque_pop_owner(&w->dq);
-    return it.p ? lc_qitem_open(w, &it) : NULL;
-}
-
-/* Queue length past which a spawner runs dependency-free tasks itself:
- * plenty of work is already exposed to thieves, so deferring more only
- * costs a push and a pop (libgomp makes the same trade). */
+/* Queue length past which a spawner runs new tasks itself: plenty of work
+ * is already exposed to thieves, so deferring more only costs a push and a
+ * pop (libgomp makes the same trade). */
 #define LC_BACKLOG 64
-
-static inline int lc_backlog_own(struct lc_worker *w)
-{
-    return lc_deque_size_owner(&w->dq, LC_BACKLOG) > LC_BACKLOG;
-}
 
 /*
  * Tasks a spawner of short tasks keeps queued for idle workers.  When
@@ -157,7 +178,7 @@ static inline int lc_backlog_own(struct lc_worker *w)
  * at its spawn; if every one did, the other workers would get nothing and
  * independent tiny tasks would run at one worker's speed, below half the
  * machine at any body size under LOCUS_GRAIN_NS.  So a spawner whose own
- * deque holds fewer than this many tasks queues the next one instead: idle
+ * queues hold fewer than this many tasks queues the next one instead: idle
  * thieves take from that stock at their pace (each at a hand-over's cost,
  * which is theirs to pay, being idle), and a spawner nobody takes from
  * pushes this many and then runs the rest itself.  Not for bodies far
@@ -165,17 +186,10 @@ static inline int lc_backlog_own(struct lc_worker *w)
  * Half the backlog, whatever the number of workers: with a stock of a few
  * the spawner's end of the deque and the thieves' end share cache lines
  * (two items a line), so that every push and every steal moves them
- * between the cores, and a thief often finds a lone task (lc_may_steal)
- * and waits; 32 keeps the ends apart (benchmarks/README.md has the
- * measurements of 4, 8, 16, 32 and 56).
+ * between the cores, and a thief often finds a lone task and waits; 32
+ * keeps the ends apart (benchmarks/README.md has the measurements of 4, 8,
+ * 16, 32 and 56).
  */
 #define LC_STOCK (LC_BACKLOG / 2)
-
-static inline int lc_stock_low_own(struct lc_worker *w)
-{
-    if (w->rt->nworkers < 2)
-        return 0;   /* nobody to keep them for */
-    return lc_deque_below_owner(&w->dq, LC_STOCK);
-}
 
 #endif /* LC_STEAL_H */

@@ -17,6 +17,7 @@
 #include "mem.h"
 #include "runtime.h"
 #include "task.h"
+#include "support.h"
 
 static struct lc_runtime rt;
 static struct lc_worker wk;

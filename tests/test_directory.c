@@ -29,6 +29,7 @@
 #include "directory.h"
 #include "mem.h"
 #include "pages.h"
+#include "support.h"
 
 #define NNODES 3
 #define BASE ((uintptr_t)0x100000)   /* addresses are only numbers here */

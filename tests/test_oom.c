@@ -17,6 +17,7 @@
 
 #include "locus.h"
 #include "mem.h"
+#include "support.h"
 
 static atomic_int ran;
 

@@ -179,6 +179,9 @@ static void test_lone_task_rule(void **state)
     thief.idle_polls = LC_LONE_STEAL_POLLS;
     assert_true(lc_may_steal_from(&thief, &d));             /* lone, but left long enough */
     thief.idle_polls = 0;
+    thief.last_look = 1;
+    assert_true(lc_may_steal_from(&thief, &d));             /* a last look before sleeping */
+    thief.last_look = 0;
     assert_ptr_equal(lc_deque_pop_owner(&d).p, &plain);
 
     it = lc_qitem_task(&handed);
@@ -187,7 +190,7 @@ static void test_lone_task_rule(void **state)
     assert_true(lc_may_steal_from(&thief, &d));             /* lone, handed off: at once */
     struct lc_qitem got = lc_deque_steal(&d);
     assert_ptr_equal(got.p, &handed);
-    assert_ptr_equal(lc_qitem_open(&thief, &got), &handed);
+    assert_ptr_equal(lc_item_open(&thief, &got), &handed);
 
     it = lc_qitem_task(&plain);                             /* two items: always */
     assert_int_equal(lc_deque_push_owner(&d, &it), 0);

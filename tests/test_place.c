@@ -43,6 +43,7 @@
 #include "locus.h"
 #include "mem.h"
 #include "runtime.h"
+#include "support.h"
 
 static size_t ps;   /* page size */
 

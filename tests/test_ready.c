@@ -26,6 +26,7 @@
 #include "runtime.h"
 #include "steal.h"
 #include "team.h"
+#include "support.h"
 
 /* The argument: small fits the descriptor's inline buffer, big does not.
  * small is larger than one line, as arguments of real tasks often are (a

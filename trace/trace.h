@@ -1,12 +1,10 @@
 /*
- * trace.h - what the runtime records for LOCUS_TRACE (an OTF2 trace) and
- * LOCUS_DAG (the task graph in Graphviz dot): events appended to the
- * recording worker's own buffer, never to a shared one, and written out at
- * locus_finalize() once every worker has stopped.
+ * trace.h - trace/'s own side of runtime/instrument.h: what it records for
+ * LOCUS_TRACE (an OTF2 trace) and LOCUS_DAG (the task graph in Graphviz
+ * dot), events appended to the recording worker's own buffer, never to a
+ * shared one, and written out at locus_finalize() once every worker has
+ * stopped.  The core sees none of this file.
  *
- * The cost with tracing off is the test of w->trace (NULL) at each place
- * that records: one branch the predictor learns at once.  Each hook below
- * is called only behind `if (__builtin_expect(w->trace != NULL, 0))`.
  * With tracing on, an event is a clock read and a 64-byte store into a
  * chunk the worker allocated itself (no lock, no line another thread
  * writes); a task's identity is its spawner's worker id and a count of that
@@ -18,27 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "instrument.h"
 #include "locus.h"
-
-struct lc_runtime;
-struct lc_worker;
-struct lc_task;
-
-/* Event kinds. */
-enum lc_ev_kind {
-    LC_EV_SPAWN = 1,   /* id: the new task; a: its parent's id; p: label, q: fn */
-    LC_EV_DEP,         /* id: the task; a: addr, b: size, c: access (LC_DEPS_*) */
-    LC_EV_BEGIN,       /* id: the task; p: label, q: fn; a..c: see LC_EVF_CUM */
-    LC_EV_END,         /* id: the task; a..c: the worker's byte counters (LC_EVF_CUM) */
-    LC_EV_READY,       /* id: the task a completion released; a: that completed task */
-    LC_EV_STEAL,       /* id: the node stolen from */
-    LC_EV_IDLE,        /* found nothing to run: polling starts */
-    LC_EV_IDLE_END,
-    LC_EV_SLEEP,       /* the worker sleeps on its node's futex */
-    LC_EV_WAKE,
-    LC_EV_TASKWAIT,    /* locus_taskwait() begins */
-    LC_EV_TASKWAIT_END,
-};
 
 /* BEGIN flags: a..c hold the worker's cumulative local/near/far byte
  * counters (several nodes: the task's own bytes are the END's minus these,
@@ -82,34 +61,6 @@ struct lc_trace_buf {
 /* The largest graph LOCUS_DAG writes (documented in locus(7)). */
 #define LC_DAG_MAX_TASKS 5000
 
-/* The part of a task descriptor only tracing uses (task.h, its own line). */
-struct lc_task_trace {
-    uint64_t id;             /* 0: the root or an implicit task */
-    const char *label;       /* locus_task_attr_t.label or NULL */
-    const void *fn;          /* the function the task is named by without a label:
-                                its body's, or the program's behind a wrapper (gomp/) */
-    uint64_t bytes;          /* one node: dependency bytes counted at the spawn */
-};
-
-/* init.c: checks LOCUS_TRACE and LOCUS_DAG and sets every worker's trace
- * buffer; 0, or a negative errno with a message in err (LOCUS_TRACE in a
- * build without OTF2: -ENOTSUP).  Nothing to free on failure. */
-int lc_trace_init(struct lc_runtime *rt, char *err, size_t errlen);
-/* init.c: after the workers stopped: writes the trace and the graph and
- * frees the buffers.  0, or a negative errno with a message in err; the
- * buffers are freed whatever happens. */
-int lc_trace_finish(struct lc_runtime *rt, char *err, size_t errlen);
-/* init.c teardown: frees the buffers without writing (a failed init). */
-void lc_trace_free(struct lc_runtime *rt);
-
-/* The hooks (trace.c). */
-void lc_trace_spawn(struct lc_worker *w, struct lc_task *t, const char *label,
-                    locus_task_fn name_fn, const locus_dep_t *deps, size_t ndeps,
-                    uint64_t dep_bytes);
-void lc_trace_begin(struct lc_worker *w, struct lc_task *t);
-void lc_trace_end(struct lc_worker *w, struct lc_task *t);
-void lc_trace_ready(struct lc_worker *w, struct lc_task *t, struct lc_task *by);
-void lc_trace_mark(struct lc_worker *w, enum lc_ev_kind kind, uint64_t id);
 
 /* Records of one worker, in order, for the writers. */
 struct lc_trace_iter {

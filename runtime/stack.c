@@ -1,0 +1,54 @@
+/*
+ * stack.c - what the runtime knows of a worker's stack: where the bound on
+ * running tasks at their spawn lies (lc_stack_room in runtime.h), and, for
+ * the initial thread, a reserve of stack pages made present at locus_init.
+ *
+ * Why the reserve: the initial thread's stack is the one stack that grows
+ * on demand, and growing it needs address space.  A program that has used
+ * up its address space (ulimit -v, or a 32-bit-sized budget) gets -ENOMEM
+ * from locus_spawn, and goes on; the next call that reaches a page of the
+ * stack never touched before would be killed with SIGSEGV instead.  With
+ * LC_STACK_RESERVE bytes below locus_init's frame present from the start,
+ * the runtime's own calls from the initial thread (spawns, taskwaits,
+ * completions: a few kilobytes deep) never grow the stack.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "runtime.h"
+
+#define LC_STACK_RESERVE (256u << 10)
+#define LC_STACK_DEFAULT (8u << 20)   /* when the system cannot say */
+
+/* Touches one byte per page of n bytes below the caller's frame. */
+static __attribute__((noinline)) void touch_below(size_t n)
+{
+    volatile char *p = __builtin_alloca(n);
+    for (size_t i = 0; i < n; i += 4096)
+        p[i] = 0;
+    p[n - 1] = 0;
+}
+
+void lc_stack_setup(struct lc_worker *w)
+{
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    size_t size = 0;
+    void *lo = NULL;
+    pthread_attr_t a;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &lo, &size) != 0)
+            size = 0;
+        pthread_attr_destroy(&a);
+    }
+    uintptr_t base;
+    if (size && (uintptr_t)lo < here && here - (uintptr_t)lo <= size)
+        base = (uintptr_t)lo;                        /* the stack's lowest address */
+    else
+        base = here > LC_STACK_DEFAULT ? here - LC_STACK_DEFAULT : 0;   /* a guess */
+    /* half of what lies below this frame: the rest is the bodies' own */
+    w->stack_floor = base + (here - base) / 2;
+    if (w->id == 0 && here - w->stack_floor > LC_STACK_RESERVE)
+        touch_below(LC_STACK_RESERVE);
+}
