@@ -112,6 +112,7 @@ static inline struct lc_task *lc_task_alloc(struct lc_taskpool *p, struct lc_tas
 static inline void lc_task_release(struct lc_taskpool *p, struct lc_taskpool_global *g,
                                    struct lc_task *t)
 {
+    lc_task_state_retire(t);
     t->pool_next = p->head;
     lc_task_poison(t);
     p->head = t;

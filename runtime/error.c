@@ -3,6 +3,7 @@
  * error message (a library must not print and exit; it returns a code and
  * keeps the words for whoever asks).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,13 @@ LOCUS_API const char *locus_error_message(void)
     return lc_errmsg;
 }
 
+/*
+ * The text of a code: the library's own words for the codes it returns
+ * itself (what they mean for a Locus call), and the system's description
+ * for any other errno value that reaches a caller from a system call the
+ * library made (a report file's open, a worker thread's creation, a counter
+ * the kernel refused); "unknown" only for a value that is neither.
+ */
 LOCUS_API const char *locus_strerror(int err)
 {
     switch (err) {
@@ -52,9 +60,12 @@ LOCUS_API const char *locus_strerror(int err)
     case -ENOENT:
         return "no such file (topology, report, trace or graph path)";
     case -EACCES:
-        return "permission denied (report, trace or graph path)";
+        return "permission denied (report, trace or graph path, or a counter the kernel keeps "
+               "to privileged users)";
     case -ENOTDIR:
         return "not a directory (a path's parent, or LOCUS_TRACE)";
+    case -EISDIR:
+        return "is a directory (LOCUS_REPORT or LOCUS_DAG names a directory, not a file)";
     case -EEXIST:
         return "already exists (LOCUS_TRACE holds a trace)";
     case -ENAMETOOLONG:
@@ -65,9 +76,22 @@ LOCUS_API const char *locus_strerror(int err)
         return "input/output error (a trace or graph was not written whole)";
     case -ENODEV:
         return "unusable topology";
+    case -EAGAIN:
+        return "resource temporarily unavailable (a worker thread could not be started: too "
+               "many threads for the process's limits)";
+    case -E2BIG:
+        return "range too large (a locus_alloc or directory range over 1 TiB)";
+    case -ENOSYS:
+        return "not available on this system (a system call the kernel does not have)";
     default:
-        return err < 0 ? "unknown Locus error code" : "not an error code (errors are negative)";
+        break;
     }
+    if (err < 0 && err > -4096) {
+        const char *d = strerrordesc_np(-err);   /* static text, thread-safe */
+        if (d)
+            return d;
+    }
+    return err < 0 ? "unknown Locus error code" : "not an error code (errors are negative)";
 }
 
 LOCUS_API unsigned locus_get_api_version(void)

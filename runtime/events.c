@@ -29,6 +29,7 @@
 #include <stdatomic.h>
 
 #include "events.h"
+#include "run.h"
 #include "runtime.h"
 #include "spin.h"
 

@@ -17,6 +17,7 @@
 #include "env.h"
 #include "mem.h"
 #include "events.h"
+#include "futex.h"
 #include "runtime.h"
 #include "spin.h"
 #include "team.h"
@@ -39,9 +40,11 @@ static void *worker_main(void *arg)
     lc_stack_setup(w);
     /* after binding: its pages are faulted in on the node; and its first
      * allocation now, while there is memory (mem.h) */
-    if (lc_mem_thread_bind(w->node) < 0 && w->rt->opt.verbose > 0)
-        fprintf(stderr, "locus: worker %d: no memory for its first allocation\n", w->id);
-    atomic_fetch_add_explicit(&w->rt->started, 1, memory_order_release);
+    if (lc_mem_thread_bind(w->node) < 0)
+        atomic_store_explicit(&w->rt->start_failed, 1, memory_order_relaxed);
+    /* locus_init returns only once every worker got this far (started_wait) */
+    atomic_fetch_add_explicit(&w->rt->started, 1, memory_order_seq_cst);
+    futex_wake(&w->rt->started, 1);
     if (w->rt->team_mode)
         lc_team_loop(w);
     else
@@ -329,6 +332,20 @@ static int init_runtime(int team_mode, int team_threads)
             goto fail;
         }
         nstarted = i;
+    }
+    /* Every worker has made its first allocations (hwloc's binding, its
+     * allocator's set-up) before locus_init returns: the program may use
+     * up memory as soon as it does, and a thread's first allocation then
+     * would crash inside jemalloc (mem.h). */
+    uint32_t up;
+    while ((up = atomic_load_explicit(&rt->started, memory_order_seq_cst))
+           < (uint32_t)rt->nworkers - 1)
+        futex_wait(&rt->started, up);
+    if (atomic_load_explicit(&rt->start_failed, memory_order_relaxed)) {
+        r = init_fail(-ENOMEM, "locus_init: out of memory for a worker's first allocation");
+        lc_rt = NULL;
+        lc_self = NULL;
+        goto fail;
     }
     lc_init_thread = pthread_self();
     if (rt->opt.verbose >= 1)

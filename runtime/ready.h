@@ -30,6 +30,7 @@
 #include "events.h"
 #include "mem.h"
 #include "policy.h"
+#include "run.h"
 #include "runtime.h"
 #include "taskpool.h"
 #include "team.h"

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "mem.h"
 #include "runtime.h"
@@ -65,6 +67,19 @@ static int red_check(const struct locus_reduction *red, const char *fn)
     return 0;
 }
 
+/* The memory a process may have: the machine's, or less when the address
+ * space is limited (ulimit -v).  0 when neither can be read. */
+static uint64_t memory_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    uint64_t lim = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+        && (lim == 0 || (uint64_t)rl.rlim_cur < lim))
+        lim = (uint64_t)rl.rlim_cur;
+    return lim;
+}
+
 LOCUS_API int locus_reduction_create(locus_reduction_t **out, void *target, size_t size,
                                      locus_reduce_init_fn init, locus_reduce_combine_fn combine)
 {
@@ -74,6 +89,17 @@ LOCUS_API int locus_reduction_create(locus_reduction_t **out, void *target, size
     if (!out || !target || !size || !combine)
         return lc_error(-EINVAL, "locus_reduction_create: %s", !out ? "red is NULL"
                         : !target ? "target is NULL" : !size ? "size is 0" : "combine is NULL");
+    /* every worker may make a copy: refused now what could never be had,
+     * rather than have a copy's first touch end the process later */
+    int n = w->rt->nworkers;
+    if (size > PTRDIFF_MAX || size > SIZE_MAX / (size_t)n)
+        return lc_error(-EINVAL, "locus_reduction_create: size %zu is too large (one copy per "
+                        "worker, %d workers, would not fit in the address space)", size, n);
+    uint64_t lim = memory_limit();
+    if (lim && (uint64_t)size * (uint64_t)n > lim)
+        return lc_error(-ENOMEM, "locus_reduction_create: %d copies of %zu bytes (one per "
+                        "worker) are more than this process can have (%llu bytes: memory, or "
+                        "the address-space limit)", n, size, (unsigned long long)lim);
     struct locus_reduction *red = lc_mem_alloc(sizeof *red, LC_CACHELINE);
     void **priv = red ? lc_mem_calloc((size_t)w->rt->nworkers, sizeof *priv) : NULL;
     if (!priv) {
@@ -107,7 +133,8 @@ LOCUS_API void *locus_reduction_local(locus_reduction_t *red)
     if (__builtin_expect(p != NULL, 1))
         return p;
     if (!(p = lc_mem_alloc(red->size, 64))) {
-        lc_error(-ENOMEM, "locus_reduction_local: out of memory for a private copy");
+        lc_error(-ENOMEM, "locus_reduction_local: out of memory for a private copy of %zu "
+                 "bytes", red->size);
         return NULL;
     }
     if (red->init)

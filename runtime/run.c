@@ -32,6 +32,7 @@
 #include "ready.h"
 #include "runtime.h"
 #include "taskpool.h"
+#include "run.h"
 #include "team.h"
 
 static inline void task_free(struct lc_worker *w, struct lc_task *t)
@@ -103,7 +104,7 @@ static struct lc_task *released_decide(struct lc_worker *w, struct released *r,
     return lc_task_ready(w, cand, may_run_next ? LC_READY_RELEASED : LC_READY_RELEASED_BUSY);
 }
 
-struct lc_task *lc_complete(struct lc_worker *w, struct lc_task *t, int may_run_next)
+struct lc_task *lc_complete_chain(struct lc_worker *w, struct lc_task *t, int may_run_next)
 {
     struct lc_runtime *rt = w->rt;
     struct released rel = { NULL, NULL };
@@ -117,14 +118,6 @@ struct lc_task *lc_complete(struct lc_worker *w, struct lc_task *t, int may_run_
         }
         if (t->flags & LC_TF_HEAPARG)
             lc_mem_free(t->arg, 0);
-        if (t->flags & LC_TF_UNCOUNTED) {
-            /* run at its spawn, nothing outstanding (body_end): in no map,
-             * nobody linked behind it, not among its parent's children */
-            if (t->tg)
-                lc_taskgroup_done(rt, t->tg);
-            lc_task_release(&w->pool, w->npool, t);
-            break;
-        }
 
         /* acq_rel: successors must see everything t (and its children) wrote,
          * and we must see the edges their spawners published */
@@ -163,70 +156,11 @@ struct lc_task *lc_complete(struct lc_worker *w, struct lc_task *t, int may_run_
     return released_decide(w, &rel, may_run_next);
 }
 
-/* Runs t's body on w, with its locality accounting around it. */
-static inline void call_body(struct lc_worker *w, struct lc_task *t)
-{
-    struct lc_task *saved = w->cur;
-    if (t->loc)
-        lc_locality_run(w, t);
-    w->cur = t;
-    lc_run_task(w, t);
-    if (t->loc)   /* kept for after the body: DI first touch (locality.c) */
-        lc_locality_ran(w, t);
-    w->cur = saved;
-}
-
-/* call_body between a task's begin and end events: out of line, so that
- * without tracing run_body pays only the test of w->trace */
-static __attribute__((noinline, cold)) void call_body_traced(struct lc_worker *w,
-                                                             struct lc_task *t)
+/* The body between a task's begin and end events: out of line, so that
+ * without tracing a run pays only the test of w->trace (run.h). */
+__attribute__((noinline, cold)) void lc_call_body_traced(struct lc_worker *w, struct lc_task *t)
 {
     lc_trace_begin(w, t);
-    call_body(w, t);
+    lc_call_body(w, t);
     lc_trace_end(w, t);
-}
-
-/* t's body has returned on w: 1 when t completes now; 0 when its last
- * event or child will complete it (lc_complete, from wherever that is). */
-static inline int body_end(struct lc_worker *w, struct lc_task *t)
-{
-    if (__builtin_expect(t->flags & LC_TF_UNCOUNTED, 0)) {
-        if (__builtin_expect(t->nspawned == 0 && !lc_events_held(t), 1))
-            return 1;
-        /* children running or events outstanding: it becomes an ordinary
-         * child of its spawner (this thread, whose task w->cur is its
-         * parent), counted before anyone could complete it */
-        t->flags &= (uint16_t)~LC_TF_UNCOUNTED;
-        t->parent->nspawned++;
-    }
-    (void)w;
-    /* events outstanding: the last fulfilment drops the share (events.h) */
-    if (!lc_events_body_end(t))
-        return 0;
-    /* the body's share of pending goes; what is left counts children */
-    int64_t share = LC_BIAS - t->nspawned;
-    return atomic_fetch_sub_explicit(&t->pending, share, memory_order_acq_rel) == share;
-}
-
-void lc_run(struct lc_worker *w, struct lc_task *t, enum lc_run_ctx ctx)
-{
-    int at_spawn = w->at_spawn;
-    if (ctx == LC_RUN_SPAWN)
-        w->at_spawn = 1;
-    w->nest++;
-    do {
-        if (lc_instr_on(w))
-            call_body_traced(w, t);
-        else
-            call_body(w, t);
-        lc_stat_add(&w->stats.tasks_run, 1);
-        if (!body_end(w, t))
-            break;
-        t = lc_complete(w, t, ctx == LC_RUN_TAKEN);
-        /* a chain of successors is "between tasks" too: services stay polled */
-        if (t && __builtin_expect(lc_async_due(), 0))
-            lc_async_run(w, 0);
-    } while (t);
-    w->nest--;
-    w->at_spawn = at_spawn;
 }

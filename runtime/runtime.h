@@ -138,7 +138,8 @@ struct lc_runtime {
     _Alignas(LC_CACHELINE) _Atomic int nsleep_total;   /* sum of the nodes' nsleepers */
     _Alignas(LC_CACHELINE) _Atomic int ntw_sleepers;  /* threads asleep waiting for a condition */
     _Alignas(LC_CACHELINE) _Atomic int stop;
-    _Atomic int started;                             /* workers that reached their loop */
+    _Atomic uint32_t started;                        /* workers set up (init.c; futex word) */
+    _Atomic int start_failed;                        /* one of them could not allocate */
 
     /* team mode (team.c): idle workers wait for a job, not for tasks */
     int team_mode;
@@ -197,16 +198,8 @@ enum lc_run_ctx {
     LC_RUN_SPAWN,    /* at its spawn, on its spawner: what it releases is queued, and
                         the tasks it spawns are not run at their spawn */
 };
-/* run.c: the one way a ready task runs: its body on w, then the one
- * completion routine (lc_complete) for it and whatever completes with it. */
-void lc_run(struct lc_worker *w, struct lc_task *t, enum lc_run_ctx ctx);
-/* run.c: the one completion routine: t's body and children are done (and
- * its events fulfilled); completes it, then every ancestor it was the last
- * incomplete child of, and decides each successor released on the way
- * (ready.h); returns one for the caller to run next when may_run_next, else
- * NULL.  Any worker may call it for any task (events.c: a task whose last
- * event was fulfilled elsewhere). */
-struct lc_task *lc_complete(struct lc_worker *w, struct lc_task *t, int may_run_next);
+/* run.h: lc_run, the one way a ready task runs, and lc_complete, the one
+ * completion routine. */
 /* run.c: the task's parent map dropped its last reference. */
 void lc_task_unmapped(struct lc_worker *w, struct lc_task *t);
 /* spawn.c: the task a queue item stands for: the descriptor, or one made

@@ -69,8 +69,8 @@ struct lc_edge {
 #define LC_ST_TOKEN    0x8u   /* locus_task_unblock() came, no block took it yet */
 #define LC_ST_EV_SHIFT 8
 #define LC_ST_EV_ONE   (1u << LC_ST_EV_SHIFT)   /* one outstanding event */
-/* The upper half is the descriptor's generation: one more for every task
- * the descriptor has carried (lc_task_state_init), never reset. */
+/* The upper half is the descriptor's generation: one more each time the
+ * descriptor is released (lc_task_state_retire), never reset. */
 #define LC_ST_GEN_SHIFT 32
 #define LC_ST_LOW(s) ((uint32_t)(s))
 #define LC_ST_GEN(s) ((uint32_t)((s) >> LC_ST_GEN_SHIFT))
@@ -206,13 +206,25 @@ static inline uint32_t lc_tw_key(int64_t pending)
     return (uint32_t)pending | 1u;
 }
 
-/* Starts t's state for a new task: bits (LC_ST_*) and the next
- * generation.  Only before t is published (its spawner, or the worker
- * that makes it), so a plain read and write. */
+/* Starts t's state for a new task: bits (LC_ST_*), keeping the
+ * generation, which went up when the descriptor was last released
+ * (lc_task_release).  Only before t is published (its spawner, or the
+ * worker that makes it), so a plain read and write. */
 static inline void lc_task_state_init(struct lc_task *t, uint32_t bits)
 {
-    uint64_t gen = LC_ST_GEN(atomic_load_explicit(&t->state, memory_order_relaxed)) + 1u;
-    atomic_store_explicit(&t->state, (uint64_t)(uint32_t)gen << LC_ST_GEN_SHIFT | bits,
+    uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
+    atomic_store_explicit(&t->state, (s & ~(uint64_t)UINT32_MAX) | bits, memory_order_relaxed);
+}
+
+/* The descriptor is released: its generation goes up, so that a reference
+ * to the task it carried is stale from now on, whatever its state bits say
+ * (a task in no map is freed without COMPLETE ever being set).  A stale
+ * reference's compare-and-swap racing this store may be lost: its task is
+ * over either way. */
+static inline void lc_task_state_retire(struct lc_task *t)
+{
+    uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
+    atomic_store_explicit(&t->state, s + ((uint64_t)1 << LC_ST_GEN_SHIFT),
                           memory_order_relaxed);
 }
 

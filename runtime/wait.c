@@ -58,6 +58,7 @@
 #include <stdio.h>
 
 #include "events.h"
+#include "run.h"
 #include "futex.h"
 #include "runtime.h"
 #include "policy.h"

@@ -16,10 +16,16 @@
 
 static _Atomic long countdown;   /* > 0: the countdown-th allocation from now fails */
 static _Atomic int refuse_arenas;
+static _Atomic int fail_all;     /* every allocation fails */
 
 void lc_mem_fail_after(long n)
 {
     atomic_store_explicit(&countdown, n > 0 ? n : 0, memory_order_relaxed);
+}
+
+void lc_mem_fail_all(int on)
+{
+    atomic_store_explicit(&fail_all, on, memory_order_relaxed);
 }
 
 void lc_mem_refuse_arenas(int on)
@@ -30,6 +36,8 @@ void lc_mem_refuse_arenas(int on)
 /* 1 when this allocation must fail. */
 static int injected(void)
 {
+    if (atomic_load_explicit(&fail_all, memory_order_relaxed))
+        return 1;
     long c = atomic_load_explicit(&countdown, memory_order_relaxed);
     while (c > 0)
         if (atomic_compare_exchange_weak_explicit(&countdown, &c, c - 1,

@@ -19,6 +19,8 @@ struct lc_directory;
  * rallocx in a normal build, posix_memalign in a sanitizer build, which is
  * where alloc/mem.c goes), so every allocation of alloc/mem.c counts. */
 void lc_mem_fail_after(long n);
+/* memfault.c: while on, every allocation of the runtime fails. */
+void lc_mem_fail_all(int on);
 /* memfault.c: on, jemalloc's "arenas.create" fails (as if it refused). */
 void lc_mem_refuse_arenas(int on);
 /* memfault.c: the jemalloc arena p was allocated from, -1 if unknown (or
