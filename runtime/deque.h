@@ -167,7 +167,7 @@ static inline struct lc_qitem lc_deque_pop_owner(struct lc_deque *d)
     if (t >= b) {
         /* and refreshes the size estimate: thieves may have emptied the
          * deque since top was last read, and a stale estimate would make
-         * the next spawns run inline (lc_backlog_own) with nobody behind */
+         * the next spawns run inline (a policy's backlog) with nobody behind */
         d->top_seen = t;
         d->stale_ok = 0;
         return x;

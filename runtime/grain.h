@@ -12,7 +12,7 @@
  * they cost on one thread instead of a cache-line round trip per task.
  * libgomp makes the same trade by queue length only (more than 64 queued
  * tasks per thread: run new ones at once); Locus does that too
- * (lc_backlog_own) and this is the other half, by body length.
+ * (the policy's backlog, ready.h) and this is the other half, by body length.
  *
  * The estimate is an exponentially weighted mean of sampled body times
  * (every LC_GRAIN_EVERY-th body a worker runs), one per worker, on a line
@@ -31,7 +31,7 @@
  * longer than LC_GRAIN_GAP_ONE limits) run on their spawner by mistake
  * until the spawner's own timings say the bodies are long, and only their
  * own bodies: the successors they release are queued, and tasks they
- * spawn are not run at spawn (lc_run_at_spawn in exec.c, chosen by
+ * spawn are not run at spawn (LC_RUN_SPAWN in run.h, chosen by
  * lc_ready_decide in ready.h).
  */
 #ifndef LC_GRAIN_H

@@ -289,6 +289,16 @@ static int oom_scenario(void *arg)
     if (locus_init() != 0)
         return 10;
     atomic_store(&light_ran, 0);
+    /* the big tasks wait behind an event, so that their argument copies
+     * add up (20000 x 64 KiB) whatever the allocator keeps in reserve; the
+     * task holding it is spawned while memory is there (a spawn that
+     * cannot register its dependencies waits until it completes) */
+    atomic_store(&held, NULL);
+    if (locus_task(hold, NULL, 0, LOCUS_OUT(&hold_x, sizeof hold_x)) != 0)
+        return 28;
+    locus_task_ref_t h;
+    while (!(h = atomic_load(&held)))
+        sched_yield();
     void **ballast = NULL;
     if (real) {
         struct rlimit rl;
@@ -305,14 +315,6 @@ static int oom_scenario(void *arg)
     } else {
         lc_mem_fail_all(1);
     }
-    /* the big tasks wait behind an event, so that their argument copies
-     * add up (20000 x 64 KiB) whatever the allocator keeps in reserve */
-    atomic_store(&held, NULL);
-    if (locus_task(hold, NULL, 0, LOCUS_OUT(&hold_x, sizeof hold_x)) != 0)
-        return 28;
-    locus_task_ref_t h;
-    while (!(h = atomic_load(&held)))
-        sched_yield();
     long accepted = 0, refused = 0;
     for (int i = 0; i < 20000; i++) {
         int r = locus_spawn(light_body, NULL, 0, NULL, 0);   /* light: taken by workers */
