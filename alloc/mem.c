@@ -98,9 +98,6 @@ int lc_mem_arenas_init(int nodes, int verbose)
         arena_ind[narenas_made++] = ind;
     }
     narenas_used = nodes;
-    if (verbose >= 2)
-        fprintf(stderr, "locus: %d per-node allocator arenas (jemalloc arenas %u..%u)\n",
-                nodes, arena_ind[0], arena_ind[nodes - 1]);
     return nodes;
 }
 

@@ -356,6 +356,12 @@ static int init_runtime(int team_mode, int team_threads)
                 rt->topo.is_virtual ? rt->opt.topology : "machine", rt->topo.nnodes,
                 rt->topo.nnodes == 1 ? "" : "s", rt->nworkers, rt->nworkers == 1 ? "" : "s",
                 rt->opt.bind == LC_BIND_CORE ? " bound to cores" : " not bound");
+    if (rt->opt.verbose >= 2 && lc_mem_node_arena(0) >= 0) {
+        fprintf(stderr, "locus: per-node allocator arenas (jemalloc):");
+        for (int n = 0; n < rt->topo.nnodes; n++)
+            fprintf(stderr, " node %d: %d%s", n, lc_mem_node_arena(n),
+                    n + 1 < rt->topo.nnodes ? "," : "\n");
+    }
     if (rt->opt.verbose >= 2) {
         int *wn = malloc((size_t)rt->nworkers * sizeof *wn);
         if (wn) {

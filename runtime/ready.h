@@ -97,10 +97,10 @@ enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, unsigned prio,
     case LC_READY_SPAWNED_FREE:
         if (!lc_stack_room(w))
             return LC_ACT_QUEUE;
-        if (sched->backlog(w))
-            return LC_ACT_RUN_AT_SPAWN;
         if (!lc_grain_run_here(w))
-            return LC_ACT_QUEUE;
+            return sched->backlog(w) ? LC_ACT_RUN_AT_SPAWN : LC_ACT_QUEUE;
+        /* short bodies: run here, unless w keeps too few queued for idle
+         * workers (then it has no backlog either) */
         return sched->stock_low && lc_grain_shareable(&rt->grain, atomic_load_explicit(
                                        &w->grain.est, memory_order_relaxed))
                && sched->stock_low(w) ? LC_ACT_QUEUE : LC_ACT_RUN_AT_SPAWN;

@@ -92,7 +92,8 @@ void lc_run(struct lc_worker *w, struct lc_task *t, enum lc_run_ctx ctx)
             lc_call_body(w, t);
         lc_stat_add(&w->stats.tasks_run, 1);
         if (__builtin_expect(t->flags & LC_TF_UNCOUNTED, ctx == LC_RUN_SPAWN)) {
-            if (__builtin_expect(t->nspawned == 0 && !t->map && !lc_events_held(t), 1)) {
+            /* (no children: no map either, it is made at a child's spawn) */
+            if (__builtin_expect(t->nspawned == 0 && !lc_events_held(t), 1)) {
                 lc_complete_uncounted(w, t);
                 break;
             }

@@ -75,10 +75,11 @@ LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *to
     return 0;
 }
 
-/* The fields of a task that is ready when created, with no dependencies
- * (its arg and flags are the caller's). */
+/* The fields of a new task (its arg and flags are the caller's); state:
+ * LC_ST_UNMAPPED for a task without dependencies (it enters no map), 0 for
+ * one with (its map lets it go: lc_task_unmapped). */
 static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_task *parent,
-                              struct lc_taskgroup *tg)
+                              struct lc_taskgroup *tg, uint32_t state)
 {
     t->fn = fn;
     t->parent = parent;
@@ -93,7 +94,7 @@ static inline void init_ready(struct lc_task *t, locus_task_fn fn, struct lc_tas
     atomic_store_explicit(&t->pending, LC_BIAS, memory_order_relaxed);
     atomic_store_explicit(&t->tw_target, 0, memory_order_relaxed);
     atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
-    lc_task_state_init(t, LC_ST_UNMAPPED);
+    lc_task_state_init(t, state);
     atomic_store_explicit(&t->npreds, 0, memory_order_relaxed);
 }
 
@@ -107,7 +108,7 @@ static struct lc_task *light_task(struct lc_worker *w, locus_task_fn fn, void *a
         return NULL;
     t->flags = 0;
     t->arg = arg;
-    init_ready(t, fn, parent, NULL);
+    init_ready(t, fn, parent, NULL, LC_ST_UNMAPPED);
     /* traced, only tasks without a parent come this way (independent.c):
      * their identity is given here, not at the spawn */
     lc_instr(w, spawn, t, NULL, NULL, NULL, 0, 0);
@@ -159,12 +160,12 @@ static void serialise_after_oom(struct lc_worker *w, struct lc_task *parent,
  * map then, exactly as at its spawn, since nothing has been spawned
  * beside it meanwhile (and it links behind nothing: what it conflicts
  * with is complete).  Until then the descriptor is held (state 0, not
- * UNMAPPED), so that a completion on another thread cannot free it.
+ * UNMAPPED: init_ready), so that a completion on another thread cannot
+ * free it.
  */
 static void run_unmapped(struct lc_worker *w, struct lc_task *parent, struct lc_task *t,
                          const locus_dep_t *deps, size_t ndeps)
 {
-    lc_task_state_set(t, 0);
     parent->nspawned++;
     lc_ready_do(w, t, LC_ACT_RUN_AT_SPAWN);
     if (__builtin_expect(!lc_task_is_complete(t), 0)) {
@@ -267,7 +268,7 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
         lc_task_release(&w->pool, w->npool, t);
         return r;
     }
-    init_ready(t, fn, parent, tg);
+    init_ready(t, fn, parent, tg, ndeps ? 0 : LC_ST_UNMAPPED);
     lc_instr(w, spawn, t, label, name_fn, deps, ndeps, dep_bytes);
     if (tg)
         lc_taskgroup_add(tg);
@@ -306,7 +307,6 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
         }
     }
     uint32_t nlinked = 0;
-    lc_task_state_set(t, 0);
     atomic_store_explicit(&t->npreds, LC_GUARD, memory_order_relaxed);
     if (!parent->map && !(parent->map = lc_depmap_create()))
         r = -ENOMEM;

@@ -206,26 +206,27 @@ static inline uint32_t lc_tw_key(int64_t pending)
     return (uint32_t)pending | 1u;
 }
 
-/* Starts t's state for a new task: bits (LC_ST_*), keeping the
- * generation, which went up when the descriptor was last released
- * (lc_task_release).  Only before t is published (its spawner, or the
- * worker that makes it), so a plain read and write. */
+/* Starts t's state for a new task: bits (LC_ST_*), beside the generation
+ * (the low half is 0 since the descriptor's release: lc_task_state_retire).
+ * Only before t is published (its spawner, or the worker that makes it),
+ * so a plain read and write; nothing to write for bits 0. */
 static inline void lc_task_state_init(struct lc_task *t, uint32_t bits)
 {
-    uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
-    atomic_store_explicit(&t->state, (s & ~(uint64_t)UINT32_MAX) | bits, memory_order_relaxed);
+    if (bits)
+        atomic_store_explicit(&t->state, atomic_load_explicit(&t->state, memory_order_relaxed)
+                                         | bits, memory_order_relaxed);
 }
 
-/* The descriptor is released: its generation goes up, so that a reference
- * to the task it carried is stale from now on, whatever its state bits say
- * (a task in no map is freed without COMPLETE ever being set).  A stale
- * reference's compare-and-swap racing this store may be lost: its task is
- * over either way. */
+/* The descriptor is released: its generation goes up and its low half is
+ * cleared for the next task, so that a reference to the task it carried is
+ * stale from now on, whatever its state bits said (a task in no map is
+ * freed without COMPLETE ever being set).  A stale reference's
+ * compare-and-swap racing this store may be lost: its task is over either
+ * way. */
 static inline void lc_task_state_retire(struct lc_task *t)
 {
-    uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
-    atomic_store_explicit(&t->state, s + ((uint64_t)1 << LC_ST_GEN_SHIFT),
-                          memory_order_relaxed);
+    uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed) | UINT32_MAX;
+    atomic_store_explicit(&t->state, s + 1, memory_order_relaxed);
 }
 
 /* Clears every field of t (an implicit task's descriptor: team.c, init.c)
@@ -234,14 +235,6 @@ static inline void lc_task_clear(struct lc_task *t, uint32_t bits)
 {
     uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
     memset(t, 0, sizeof *t);
-    atomic_store_explicit(&t->state, s, memory_order_relaxed);
-    lc_task_state_init(t, bits);
-}
-
-/* Sets t's state bits, keeping its generation (before t is published). */
-static inline void lc_task_state_set(struct lc_task *t, uint32_t bits)
-{
-    uint64_t s = atomic_load_explicit(&t->state, memory_order_relaxed);
     atomic_store_explicit(&t->state, (s & ~(uint64_t)UINT32_MAX) | bits, memory_order_relaxed);
 }
 

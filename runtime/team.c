@@ -154,17 +154,6 @@ void lc_team_join(struct lc_task *saved)
     }
 }
 
-int lc_team_run(void (*fn)(void *), void *arg)
-{
-    struct lc_task *saved;
-    int r = lc_team_start(fn, arg, &saved);
-    if (r < 0)
-        return r;
-    fn(arg);
-    lc_team_join(saved);
-    return 0;
-}
-
 void lc_barrier_init(struct lc_barrier *b, uint32_t n)
 {
     atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);

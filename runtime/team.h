@@ -23,15 +23,13 @@ void lc_team_loop(struct lc_worker *w);
 /* locus_finalize(): lets team-mode workers leave their loop. */
 void lc_team_stop(struct lc_runtime *rt);
 
-/* Runs fn(arg) on every worker at once: the caller (worker 0, in team mode,
- * not inside another job) as member 0, worker i as member i, each in a new
- * implicit task, and returns when every member has returned and every
- * task they spawned is complete.  0, or -ENOMEM before anything ran. */
-int lc_team_run(void (*fn)(void *), void *arg);
-/* lc_team_run() in two halves, for callers that run member 0's part
- * themselves: start posts the job to the other workers and makes a new
- * implicit task current on the caller (the one it replaces in *saved);
- * join, after member 0's part, waits for the others and restores saved. */
+/* Runs fn(arg) on every worker at once, in two halves: start posts the job
+ * to the other workers (worker i as member i, each in a new implicit task)
+ * and makes a new implicit task current on the caller (worker 0, in team
+ * mode, not inside another job; the task it replaces in *saved), which
+ * then runs member 0's part itself; join waits until every member has
+ * returned and every task they spawned is complete, and restores saved.
+ * start: 0, or -ENOMEM before anything ran. */
 int lc_team_start(void (*fn)(void *), void *arg, struct lc_task **saved);
 void lc_team_join(struct lc_task *saved);
 

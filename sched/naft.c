@@ -69,10 +69,12 @@ struct naft_node {
     int *thieves, nthieves;     /* nodes that may take this node's data-bound tasks */
 };
 
-/* A worker's own deques (w->sched_local). */
+/* A worker's own deques (w->sched_local), in one record so that its
+ * owner reaches them without following a pointer. */
 struct naft_local {
-    struct lc_deque *dq;        /* tasks without a node: any node's workers take them */
-    struct lc_deque *adq;       /* its node's data-bound tasks (NULL on one node) */
+    struct lc_deque dq;         /* tasks without a node: any node's workers take them */
+    struct lc_deque adq;        /* its node's data-bound tasks (several nodes) */
+    int has_adq;
 };
 
 struct naft {
@@ -82,9 +84,7 @@ struct naft {
      * more than a worker makes before it sleeps (LOCUS_SPIN), or a worker
      * woken for another node's task would sleep again without looking */
     unsigned steal_spin;
-    struct lc_deque *dq;        /* per worker: tasks without a node */
-    struct lc_deque *adq;       /* per worker: its node's data-bound tasks (several nodes) */
-    struct naft_local *local;   /* per worker */
+    struct naft_local *local;   /* per worker: its deques */
     struct lc_fifo spill;       /* tasks without a node a deque could not take */
     struct lc_prio_set prio;
     /* first-touch tasks dealt so far: written by every first-touch
@@ -97,8 +97,11 @@ static void naft_fini(struct lc_runtime *rt)
     struct naft *s = rt->sched_data;
     if (!s)
         return;
-    lc_deques_destroy(s->dq, s->nworkers);
-    lc_deques_destroy(s->adq, s->nworkers);
+    if (s->local)
+        for (int i = 0; i < s->nworkers; i++) {
+            lc_deque_destroy(&s->local[i].dq);
+            lc_deque_destroy(&s->local[i].adq);
+        }
     lc_prio_fini(&s->prio);
     lc_fifo_destroy(&s->spill);
     free(s->local);
@@ -168,14 +171,17 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
     }
     if (lc_prio_init(&s->prio, nn) < 0)
         goto nomem_all;
-    if (!(s->local = calloc((size_t)rt->nworkers, sizeof *s->local))
-        || !(s->dq = lc_deques_create(rt->nworkers, 10))
-        || (nn > 1 && !(s->adq = lc_deques_create(rt->nworkers, 8))))
+    s->local = aligned_alloc(LC_CACHELINE, (size_t)rt->nworkers * sizeof *s->local);
+    if (!s->local)
         goto nomem_all;
+    /* deque buffers NULL first: naft_fini may destroy every one of them */
+    memset(s->local, 0, (size_t)rt->nworkers * sizeof *s->local);
     for (int i = 0; i < rt->nworkers; i++) {
-        s->local[i].dq = &s->dq[i];
-        s->local[i].adq = s->adq ? &s->adq[i] : NULL;
-        rt->workers[i].sched_local = &s->local[i];
+        struct naft_local *l = &s->local[i];
+        if (lc_deque_init(&l->dq, 10) < 0 || (nn > 1 && lc_deque_init(&l->adq, 8) < 0))
+            goto nomem_all;
+        l->has_adq = nn > 1;
+        rt->workers[i].sched_local = l;
     }
     for (int n = 0; n < nn; n++) {
         struct naft_node *nd = &s->nodes[n];
@@ -298,15 +304,15 @@ static int naft_push(struct lc_worker *w, struct lc_task *t)
         return node < 0 ? LC_WAKE_ANY : node;
     }
     if (node < 0) {                 /* affinity-free: any node's idle worker may take it */
-        lc_deque_push_or_spill(own->dq, &s->spill, t);
+        lc_deque_push_or_spill(&own->dq, &s->spill, t);
         return LC_WAKE_ANY;
     }
     if (t->flags & LC_TF_BOUND) {
         lc_fifo_push(&s->nodes[node].bound, t);
         return node;                /* only its own node may run it */
     }
-    if (node == w->node && own->adq)
-        lc_deque_push_or_spill(own->adq, &s->nodes[node].inbox, t);
+    if (node == w->node && own->has_adq)
+        lc_deque_push_or_spill(&own->adq, &s->nodes[node].inbox, t);
     else
         lc_fifo_push(&s->nodes[node].inbox, t);
     return node;
@@ -315,7 +321,7 @@ static int naft_push(struct lc_worker *w, struct lc_task *t)
 static int naft_push_light(struct lc_worker *w, const struct lc_qitem *it)
 {
     struct naft_local *own = w->sched_local;
-    return lc_deque_push_owner(own->dq, it) < 0 ? -ENOMEM : 0;
+    return lc_deque_push_owner(&own->dq, it) < 0 ? -ENOMEM : 0;
 }
 
 /* Data-bound tasks queued on node n: its inbox and its workers' affine
@@ -324,9 +330,9 @@ static int64_t bound_queued(const struct naft *s, int n)
 {
     const struct naft_node *nd = &s->nodes[n];
     int64_t q = lc_fifo_size(&nd->inbox);
-    if (s->adq)
+    if (s->nnodes > 1)
         for (int i = 0; i < nd->nworkers; i++)
-            q += lc_deque_size(&s->adq[nd->workers[i]]);
+            q += lc_deque_size(&s->local[nd->workers[i]].adq);
     return q;
 }
 
@@ -339,10 +345,12 @@ static struct lc_qitem take_own_node(struct lc_worker *w, struct naft *s, int *w
     if (t || (t = lc_fifo_pop(&nd->inbox)))
         return lc_qitem_of(t);
     struct lc_qitem it = { NULL, NULL, NULL, 0 };
-    if (s->adq)
-        it = lc_steal_items(w, s->adq, nd->workers, nd->nworkers, w->node, wake);
+    if (s->nnodes > 1)
+        it = lc_steal_items(w, &s->local->adq, sizeof *s->local, nd->workers, nd->nworkers,
+                            w->node, wake);
     if (!it.p)
-        it = lc_steal_items(w, s->dq, nd->workers, nd->nworkers, w->node, wake);
+        it = lc_steal_items(w, &s->local->dq, sizeof *s->local, nd->workers, nd->nworkers,
+                            w->node, wake);
     return it;
 }
 
@@ -355,7 +363,8 @@ static struct lc_qitem take_bound_from(struct lc_worker *w, struct naft *s, int 
         lc_note_steal(w, n);
         return lc_qitem_of(t);
     }
-    return lc_steal_items(w, s->adq, s->nodes[n].workers, s->nodes[n].nworkers, n, wake);
+    return lc_steal_items(w, &s->local->adq, sizeof *s->local, s->nodes[n].workers,
+                          s->nodes[n].nworkers, n, wake);
 }
 
 /* Whether a task of priority may be taken from node v's priority queue by
@@ -375,9 +384,9 @@ static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
     int prio = lc_prio_used(&s->prio);
     if (__builtin_expect(prio, 0) && (it = take_prio(w, s, w->node, LC_PRIO_ANY)).p)
         return it;
-    if (own->adq && (it = lc_deque_pop_owner(own->adq)).p)
+    if (own->has_adq && (it = lc_deque_pop_owner(&own->adq)).p)
         return it;
-    if ((it = lc_deque_pop_owner(own->dq)).p || (it = take_own_node(w, s, wake)).p)
+    if ((it = lc_deque_pop_owner(&own->dq)).p || (it = take_own_node(w, s, wake)).p)
         return it;
     if (__builtin_expect(lc_fifo_size(&s->spill) > 0, 0))
         if ((it = lc_qitem_of(lc_fifo_pop(&s->spill))).p)
@@ -391,8 +400,8 @@ static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
         int v = nd->sharers[i];
         if (__builtin_expect(prio, 0) && (it = take_prio(w, s, v, LC_PRIO_FREE)).p)
             return it;
-        if ((it = lc_steal_items(w, s->dq, s->nodes[v].workers, s->nodes[v].nworkers, v,
-                                 wake)).p)
+        if ((it = lc_steal_items(w, &s->local->dq, sizeof *s->local, s->nodes[v].workers,
+                                 s->nodes[v].nworkers, v, wake)).p)
             return it;
     }
     for (int i = 0; i < nd->nvictims; i++) {
@@ -428,9 +437,9 @@ static int naft_run_here(struct lc_worker *w, int node)
 static int naft_backlog(struct lc_worker *w)
 {
     struct naft_local *own = w->sched_local;
-    int64_t n = lc_deque_size_owner(own->dq, LC_BACKLOG);
-    if (own->adq && n <= LC_BACKLOG)
-        n += lc_deque_size_owner(own->adq, LC_BACKLOG - n);
+    int64_t n = lc_deque_size_owner(&own->dq, LC_BACKLOG);
+    if (own->has_adq && n <= LC_BACKLOG)
+        n += lc_deque_size_owner(&own->adq, LC_BACKLOG - n);
     return n > LC_BACKLOG;
 }
 
@@ -439,18 +448,18 @@ static int naft_stock_low(struct lc_worker *w)
     struct naft_local *own = w->sched_local;
     if (w->rt->nworkers < 2)
         return 0;   /* nobody to keep them for */
-    if (!lc_deque_below_owner(own->dq, LC_STOCK))
+    if (!lc_deque_below_owner(&own->dq, LC_STOCK))
         return 0;
-    return !own->adq || lc_deque_size_owner(own->dq, LC_STOCK)
-                        + lc_deque_size_owner(own->adq, LC_STOCK) < LC_STOCK;
+    return !own->has_adq || lc_deque_size_owner(&own->dq, LC_STOCK)
+                            + lc_deque_size_owner(&own->adq, LC_STOCK) < LC_STOCK;
 }
 
 static void naft_waited(struct lc_worker *w)
 {
     struct naft_local *own = w->sched_local;
-    lc_deque_refresh_owner(own->dq);
-    if (own->adq)
-        lc_deque_refresh_owner(own->adq);
+    lc_deque_refresh_owner(&own->dq);
+    if (own->has_adq)
+        lc_deque_refresh_owner(&own->adq);
 }
 
 static unsigned naft_top_prio(struct lc_worker *w)

@@ -104,7 +104,7 @@ static struct lc_qitem obl_pop(struct lc_worker *w, int *wake)
                 return lc_qitem_of(t);
     if (__builtin_expect(lc_fifo_size(&s->spill) > 0, 0) && (t = lc_fifo_pop(&s->spill)))
         return lc_qitem_of(t);
-    return lc_steal_items(w, s->dq, s->all, s->nworkers, LC_WAKE_ANY, wake);
+    return lc_steal_items(w, s->dq, sizeof *s->dq, s->all, s->nworkers, LC_WAKE_ANY, wake);
 }
 
 static int obl_backlog(struct lc_worker *w)

@@ -130,15 +130,22 @@ static inline int lc_may_steal_from(const struct lc_worker *w, struct lc_deque *
     return n == 1 && (lc_deque_peek_top_c(d) & LC_QI_HANDOFF);
 }
 
+/* Worker v's deque in an array of per-worker records of stride bytes
+ * whose first (or only) member is that deque. */
+static inline struct lc_deque *lc_deque_at(void *base, size_t stride, int v)
+{
+    return (struct lc_deque *)(void *)((char *)base + (size_t)v * stride);
+}
+
 /*
- * Steals one item from deques[v] for the n worker ids v in victims (w
- * itself is skipped), starting at a random one, and notes the steal from
- * the victim's node (lc_note_steal).  wake_for: whom a thief that leaves
- * work behind asks the core to wake (the victims' node, or LC_WAKE_ANY),
- * written to *wake when it does: a push wakes one sleeper, which would
- * otherwise leave a burst to a single thief.
+ * Steals one item from worker v's deque (lc_deque_at(base, stride, v)) for
+ * the n worker ids v in victims (w itself is skipped), starting at a
+ * random one, and notes the steal from the victim's node (lc_note_steal).
+ * wake_for: whom a thief that leaves work behind asks the core to wake (the
+ * victims' node, or LC_WAKE_ANY), written to *wake when it does: a push
+ * wakes one sleeper, which would otherwise leave a burst to a single thief.
  */
-static inline struct lc_qitem lc_steal_items(struct lc_worker *w, struct lc_deque *deques,
+static inline struct lc_qitem lc_steal_items(struct lc_worker *w, void *base, size_t stride,
                                              const int *victims, int n, int wake_for,
                                              int *wake)
 {
@@ -151,7 +158,7 @@ static inline struct lc_qitem lc_steal_items(struct lc_worker *w, struct lc_dequ
         int v = victims[start + i < n ? start + i : start + i - n];
         if (v == w->id)
             continue;
-        struct lc_deque *d = &deques[v];
+        struct lc_deque *d = lc_deque_at(base, stride, v);
         if (!lc_may_steal_from(w, d))
             continue;
         struct lc_qitem it = lc_deque_steal(d);
