@@ -22,22 +22,83 @@ struct lc_task_slab {
  * that would hold an address is that address rounded down. */
 #define SLAB_ALIGN ((size_t)1 << (64 - __builtin_clzll(sizeof(struct lc_task_slab) - 1)))
 
-/* The slabs' addresses, sorted: written when a slab is made (rare), read
- * when a task reference is checked. */
-struct lc_slab_index {
-    pthread_rwlock_t lock;
-    uintptr_t *base;
-    size_t n, cap;
+/*
+ * The slabs' addresses, as a set: written when a slab is made (rare, under
+ * the mutex), read without a lock when a task reference is checked
+ * (events.c), so that checking one writes no shared line.  Open addressing
+ * over atomic slots, which only ever go from 0 to a slab's address; a
+ * table that fills up is replaced by one twice its size and kept (a reader
+ * may still be in it) until the pools are freed.  A reader that finds an
+ * empty slot before the address knows the slab is not there: a slab is in
+ * the set before any of its descriptors is handed out, and a reference is
+ * made from a descriptor in use.
+ */
+struct slab_table {
+    struct slab_table *older;
+    size_t mask;                   /* slots - 1 */
+    _Atomic uintptr_t key[];       /* a slab's address, 0 empty */
 };
+
+struct lc_slab_index {
+    pthread_mutex_t lock;          /* writers */
+    _Atomic(struct slab_table *) cur;
+    size_t n;                      /* addresses in cur */
+};
+
+static size_t slot_of(const struct slab_table *t, uintptr_t base)
+{
+    return (size_t)(((uint64_t)(base / SLAB_ALIGN) * UINT64_C(0x9E3779B97F4A7C15)) >> 20)
+           & t->mask;
+}
+
+static struct slab_table *table_new(size_t slots)
+{
+    struct slab_table *t = calloc(1, sizeof *t + slots * sizeof t->key[0]);
+    if (t)
+        t->mask = slots - 1;
+    return t;
+}
+
+/* Puts base in t (the index's mutex held, room certain). */
+static void table_put(struct slab_table *t, uintptr_t base)
+{
+    size_t i = slot_of(t, base);
+    while (atomic_load_explicit(&t->key[i], memory_order_relaxed))
+        i = (i + 1) & t->mask;
+    atomic_store_explicit(&t->key[i], base, memory_order_release);
+}
+
+static void index_free(struct lc_slab_index *x)
+{
+    struct slab_table *t = atomic_load_explicit(&x->cur, memory_order_relaxed), *o;
+    for (; t; t = o) {
+        o = t->older;
+        free(t);
+    }
+    pthread_mutex_destroy(&x->lock);
+    free(x);
+}
+
+static struct lc_slab_index *index_new(void)
+{
+    struct lc_slab_index *x = calloc(1, sizeof *x);
+    struct slab_table *t = x ? table_new(64) : NULL;
+    if (!t) {
+        free(x);
+        return NULL;
+    }
+    pthread_mutex_init(&x->lock, NULL);
+    atomic_init(&x->cur, t);
+    return x;
+}
 
 int lc_taskpool_global_init(struct lc_taskpool_global *g)
 {
     memset(g, 0, sizeof *g);
     g->peers = g;
     g->npeers = 1;
-    if (!(g->index = calloc(1, sizeof *g->index)))
+    if (!(g->index = index_new()))
         return -ENOMEM;
-    pthread_rwlock_init(&g->index->lock, NULL);
     return -pthread_mutex_init(&g->lock, NULL);
 }
 
@@ -53,8 +114,7 @@ int lc_taskpool_nodes_init(struct lc_taskpool_global *pools, int n)
         pools[i].npeers = n;
         pools[i].self = i;
         if (i > 0) {   /* one index for all */
-            pthread_rwlock_destroy(&pools[i].index->lock);
-            free(pools[i].index);
+            index_free(pools[i].index);
             pools[i].index = pools[0].index;
         }
     }
@@ -77,67 +137,56 @@ void lc_taskpool_global_fini(struct lc_taskpool_global *g)
         lc_mem_free(s, sizeof *s);
     }
     lc_mem_free(g->batches, g->cap * sizeof *g->batches);
-    if (g->index) {
-        pthread_rwlock_destroy(&g->index->lock);
-        free(g->index->base);
-        free(g->index);
-    }
+    if (g->index)
+        index_free(g->index);
     pthread_mutex_destroy(&g->lock);
     memset(g, 0, sizeof *g);
-}
-
-/* Position of the first base >= a in the index (its lock held). */
-static size_t index_find(const struct lc_slab_index *x, uintptr_t a)
-{
-    size_t lo = 0, hi = x->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (x->base[mid] < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* Adds slab s to the index: 0, or -ENOMEM. */
 static int index_add(struct lc_slab_index *x, const struct lc_task_slab *s)
 {
     int r = 0;
-    pthread_rwlock_wrlock(&x->lock);
-    if (x->n == x->cap) {
-        size_t cap = x->cap ? 2 * x->cap : 64;
-        uintptr_t *b = realloc(x->base, cap * sizeof *b);
-        if (!b)
+    pthread_mutex_lock(&x->lock);
+    struct slab_table *t = atomic_load_explicit(&x->cur, memory_order_relaxed);
+    if (2 * (x->n + 1) > t->mask + 1) {   /* at most half full */
+        struct slab_table *nt = table_new(2 * (t->mask + 1));
+        if (!nt) {
             r = -ENOMEM;
-        else {
-            x->base = b;
-            x->cap = cap;
+            goto out;
         }
+        for (size_t i = 0; i <= t->mask; i++) {
+            uintptr_t k = atomic_load_explicit(&t->key[i], memory_order_relaxed);
+            if (k)
+                table_put(nt, k);
+        }
+        nt->older = t;
+        atomic_store_explicit(&x->cur, nt, memory_order_release);
+        t = nt;
     }
-    if (r == 0) {
-        size_t i = index_find(x, (uintptr_t)s);
-        memmove(&x->base[i + 1], &x->base[i], (x->n - i) * sizeof *x->base);
-        x->base[i] = (uintptr_t)s;
-        x->n++;
-    }
-    pthread_rwlock_unlock(&x->lock);
+    table_put(t, (uintptr_t)s);
+    x->n++;
+out:
+    pthread_mutex_unlock(&x->lock);
     return r;
 }
 
 int lc_taskpool_owns(const struct lc_taskpool_global *g, const void *p)
 {
-    struct lc_slab_index *x = g->index;
     uintptr_t a = (uintptr_t)p, base = a & ~(uintptr_t)(SLAB_ALIGN - 1);
     uintptr_t first = base + __builtin_offsetof(struct lc_task_slab, tasks);
-    if (a < first || (a - first) % sizeof(struct lc_task) != 0
+    if (!base || a < first || (a - first) % sizeof(struct lc_task) != 0
         || (a - first) / sizeof(struct lc_task) >= LC_POOL_SLAB)
         return 0;
-    pthread_rwlock_rdlock(&x->lock);
-    size_t i = index_find(x, base);
-    int found = i < x->n && x->base[i] == base;
-    pthread_rwlock_unlock(&x->lock);
-    return found;
+    const struct slab_table *t = atomic_load_explicit(&g->index->cur, memory_order_acquire);
+    for (size_t i = slot_of(t, base), n = 0; n <= t->mask; i = (i + 1) & t->mask, n++) {
+        uintptr_t k = atomic_load_explicit(&t->key[i], memory_order_acquire);
+        if (k == base)
+            return 1;
+        if (!k)
+            return 0;
+    }
+    return 0;
 }
 
 /* A batch from g's stack, or NULL. */
