@@ -65,16 +65,27 @@ static uint32_t tw_target_of(struct lc_task *parent)
 }
 
 /*
- * The successors one completion released, in the order released, linked
- * through qnext: each is decided once all are known (ready.h), so that the
- * one run next is the best of them and the others are queued first.
+ * The successors one completion released, in the order released: each is
+ * decided once all are known (ready.h), so that the one run next is the
+ * best of them and the others are queued first.  The first few are kept
+ * on the completing worker's stack, the rest linked through qnext: writing
+ * a successor's qnext pulls a line its spawner wrote (its kept[] entries,
+ * task.h) to this core, a miss a completion that releases one or two
+ * tasks need not pay.
  */
+#define RELEASED_INLINE 8
 struct released {
-    struct lc_task *head, *tail;
+    unsigned n;
+    struct lc_task *v[RELEASED_INLINE];
+    struct lc_task *head, *tail;   /* the ones past RELEASED_INLINE */
 };
 
 static inline void released_add(struct released *r, struct lc_task *s)
 {
+    if (r->n < RELEASED_INLINE) {
+        r->v[r->n++] = s;
+        return;
+    }
     s->qnext = NULL;
     if (r->tail)
         r->tail->qnext = s;
@@ -89,13 +100,20 @@ static inline void released_add(struct released *r, struct lc_task *s)
 static struct lc_task *released_decide(struct lc_worker *w, struct released *r,
                                        int may_run_next)
 {
-    struct lc_task *cand = r->head;
-    if (!cand)
+    if (!r->n)
         return NULL;
-    if (__builtin_expect(atomic_load_explicit(&w->rt->prio_on, memory_order_relaxed), 0))
-        for (struct lc_task *s = cand->qnext; s; s = s->qnext)
+    struct lc_task *cand = r->v[0];
+    if (__builtin_expect(atomic_load_explicit(&w->rt->prio_on, memory_order_relaxed), 0)) {
+        for (unsigned i = 1; i < r->n; i++)
+            if (r->v[i]->prio > cand->prio)
+                cand = r->v[i];
+        for (struct lc_task *s = r->head; s; s = s->qnext)
             if (s->prio > cand->prio)
                 cand = s;
+    }
+    for (unsigned i = 0; i < r->n; i++)
+        if (r->v[i] != cand)
+            lc_task_ready(w, r->v[i], LC_READY_RELEASED_BUSY);
     for (struct lc_task *s = r->head, *n; s; s = n) {
         n = s->qnext;   /* s may run elsewhere once queued */
         if (s != cand)
@@ -107,7 +125,9 @@ static struct lc_task *released_decide(struct lc_worker *w, struct released *r,
 struct lc_task *lc_complete_chain(struct lc_worker *w, struct lc_task *t, int may_run_next)
 {
     struct lc_runtime *rt = w->rt;
-    struct released rel = { NULL, NULL };
+    struct released rel;
+    rel.n = 0;
+    rel.head = rel.tail = NULL;
 
     for (;;) {
         struct lc_task *parent = t->parent;

@@ -222,8 +222,11 @@ static void test_foreign_thread(void **state)
 static void test_strerror(void **state)
 {
     (void)state;
+    /* every code the library returns itself (a34be7c called -EAGAIN and
+     * -EISDIR "unknown") */
     static const int known[] = { -EINVAL, -EPERM, -EALREADY, -EDEADLK, -ENOTSUP, -ENOMEM, -ENOENT,
-                                 -EACCES, -ENOTDIR, -EEXIST, -ENOSPC, -EIO, -ENAMETOOLONG };
+                                 -EACCES, -ENOTDIR, -EEXIST, -ENOSPC, -EIO, -ENAMETOOLONG,
+                                 -EAGAIN, -EISDIR, -E2BIG, -ENOSYS, -ENODEV };
     static const int unknown[] = { -9999, -100000, INT_MIN, 12345 };
     enum { NK = sizeof known / sizeof known[0], NU = sizeof unknown / sizeof unknown[0] };
     char text[NK + NU][256];
@@ -243,6 +246,12 @@ static void test_strerror(void **state)
                 fail();
             }
     assert_non_null(locus_strerror(0));
+    for (int i = 0; i < NK; i++)
+        if (strstr(text[i], "unknown"))
+            fail_msg("locus_strerror(%d): '%s'", known[i], text[i]);
+    /* an errno value from a system call the library made: the system's words */
+    assert_string_equal(locus_strerror(-EROFS), strerror(EROFS));
+    assert_non_null(strstr(locus_strerror(-9999), "unknown"));
 }
 
 static const char *const g_vars[] = { "LOCUS_THREADS", "LOCUS_BIND", "LOCUS_REGIME",
