@@ -32,15 +32,20 @@
 #include "run.h"
 #include "runtime.h"
 #include "spin.h"
+#include "thread.h"
 
 /* read by every worker between tasks: a line of its own, away from writes */
 _Alignas(64) _Atomic(struct lc_task *) lc_ext_head;
 _Alignas(64) _Atomic long lc_events_waiting, lc_tasks_blocked;
 
+/* The task running on the calling thread: a task's body, or the
+ * initial thread's implicit task (main is a task, as under OmpSs-2: ALPI
+ * and locus-mpi may block it or count events on it), or an OpenMP
+ * implicit task. */
 LOCUS_API locus_task_ref_t locus_task_current(void)
 {
     struct lc_worker *w = lc_self;
-    if (!w || !w->cur || (w->cur->flags & LC_TF_ROOT))
+    if (!w || !w->cur)
         return NULL;
     return lc_ref_of(w->cur);
 }
@@ -99,9 +104,8 @@ LOCUS_API int locus_task_events_increase(locus_task_ref_t ref, unsigned n)
     uint64_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
     /* the task's body is what runs here (checked with the generation) */
     int own = w && w->cur == t && lc_ref_current(old, gen);
-    if (own && (t->flags & LC_TF_ROOT))
-        return lc_error(-EINVAL, "%s: the initial thread's or an implicit task cannot have "
-                        "events", fn);
+    if (own && (t->flags & LC_TF_ROOT) && t != lc_rt->root)
+        return lc_error(-EINVAL, "%s: an OpenMP implicit task cannot have events", fn);
     for (;;) {
         uint32_t low = LC_ST_LOW(old), cnt = low >> LC_ST_EV_SHIFT;
         if (!lc_ref_current(old, gen) || (low & LC_ST_COMPLETE))
@@ -172,16 +176,29 @@ LOCUS_API int locus_task_events_decrease(locus_task_ref_t ref, unsigned n)
     }
     if (n == LC_ST_LOW(old) >> LC_ST_EV_SHIFT && (LC_ST_LOW(old) & LC_ST_BODYDONE))
         body_share_done(t);
+    else if (__builtin_expect(t == lc_rt->root, 0))
+        lc_wake_waiters(lc_rt);   /* locus_finalize may wait for main's events */
     return 0;
 }
 
+/*
+ * The calling task waits for an unblock.  Its thread sleeps and its worker
+ * is handed to another thread, which runs other tasks meanwhile
+ * (thread.h); the unblock queues the thread back on that worker.  The
+ * state word carries the handshake: PARKED is set by the blocker with a
+ * compare-and-swap that fails if a TOKEN came first, and the unblock that
+ * finds PARKED clears it and resumes the thread.  Where no other thread can
+ * be had (none idle, none can be made), the task waits on its own thread's
+ * stack, running other tasks, as before.
+ */
 LOCUS_API int locus_task_block(void)
 {
     struct lc_worker *w = lc_self;
     if (!lc_rt)
         return lc_error(-EPERM, "locus_task_block: the runtime is not running");
-    if (!w || !w->cur || (w->cur->flags & LC_TF_ROOT))
-        return lc_error(-ENOTSUP, "locus_task_block: not called from inside a task");
+    if (!w || !w->cur || !lc_thr)
+        return lc_error(-ENOTSUP, "locus_task_block: not called from a task (a worker's, or "
+                        "the initial thread's after locus_init)");
     struct lc_task *t = w->cur;
     uint64_t s = atomic_load_explicit(&t->state, memory_order_acquire);
     int counted = 0;
@@ -197,8 +214,24 @@ LOCUS_API int locus_task_block(void)
             atomic_fetch_add_explicit(&lc_tasks_blocked, 1, memory_order_relaxed);
             counted = 1;
         }
-        /* runs other tasks until the word changes (any change: look again) */
-        lc_wait_state(w, t, s);
+        struct lc_thread *to = lc_thread_reserve(w);
+        if (!to) {
+            /* no thread to give the worker to: wait here, running other
+             * tasks until the word changes (any change: look again) */
+            lc_wait_state(w, t, s);
+            s = atomic_load_explicit(&t->state, memory_order_acquire);
+            continue;
+        }
+        t->parked = lc_thr;
+        /* release: the unblocker that sees PARKED sees t->parked */
+        if (!atomic_compare_exchange_strong_explicit(&t->state, &s, s | LC_ST_PARKED,
+                                                     memory_order_acq_rel,
+                                                     memory_order_acquire)) {
+            lc_thread_unreserve(to);   /* unblocked meanwhile: look again */
+            continue;
+        }
+        lc_thread_handoff(w, to);      /* back once unblocked, on w */
+        w = lc_self;
         s = atomic_load_explicit(&t->state, memory_order_acquire);
     }
     if (counted)
@@ -214,16 +247,20 @@ LOCUS_API int locus_task_unblock(locus_task_ref_t ref)
     struct lc_task *t = lc_ref_check(ref, &gen, fn, &err);
     if (!t)
         return err;
-    uint64_t old = atomic_load_explicit(&t->state, memory_order_relaxed);
+    uint64_t old = atomic_load_explicit(&t->state, memory_order_relaxed), nw;
     do {
         if (!lc_ref_current(old, gen) || (old & LC_ST_COMPLETE))
             return stale(fn);
         if (old & LC_ST_TOKEN)
             return 0;   /* one token: a second unblock before the block adds nothing */
+        nw = (old | LC_ST_TOKEN) & ~(uint64_t)LC_ST_PARKED;
         /* seq_cst: the waker's half of lc_wait_state's handshake */
-    } while (!atomic_compare_exchange_weak_explicit(&t->state, &old, old | LC_ST_TOKEN,
+    } while (!atomic_compare_exchange_weak_explicit(&t->state, &old, nw,
                                                     memory_order_seq_cst, memory_order_relaxed));
-    lc_wake_waiters(lc_rt);
+    if (old & LC_ST_PARKED)
+        lc_thread_resume(t->parked);   /* its thread sleeps: back on its worker */
+    else
+        lc_wake_waiters(lc_rt);        /* it waits on its stack, or has not blocked yet */
     return 0;
 }
 
@@ -254,4 +291,13 @@ int lc_async_run(struct lc_worker *w, int idle)
         }
     }
     return did;
+}
+
+void lc_root_events_wait(struct lc_worker *w)
+{
+    struct lc_task *root = w->rt->root;
+    uint64_t s;
+    while (LC_ST_LOW(s = atomic_load_explicit(&root->state, memory_order_acquire))
+           >= LC_ST_EV_ONE)
+        lc_wait_state(w, root, s);
 }

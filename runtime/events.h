@@ -30,6 +30,10 @@ extern _Atomic int lc_poll_count;
  * by locus_finalize when it has waited long (wait.c). */
 extern _Atomic long lc_events_waiting, lc_tasks_blocked;
 
+/* events.c: locus_finalize waits until no event counted on the initial
+ * thread's task (main is a task: locus_task_current) is outstanding. */
+void lc_root_events_wait(struct lc_worker *w);
+
 /* events.c: the task a user's reference names, checked: its descriptor,
  * with *gen the generation to compare with its state (lc_ref_current); or
  * NULL with -EINVAL and a message naming fn in *err. */

@@ -21,6 +21,7 @@
 #include "runtime.h"
 #include "spin.h"
 #include "team.h"
+#include "thread.h"
 #include "policy.h"
 #include "taskpool.h"
 #include "topology.h"
@@ -30,29 +31,7 @@ __thread struct lc_worker *lc_self __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t lc_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t lc_init_thread;
-
-static void *worker_main(void *arg)
-{
-    struct lc_worker *w = arg;
-    lc_self = w;
-    if (w->rt->opt.bind == LC_BIND_CORE && w->cpu >= 0)
-        lc_topology_bind_self(&w->rt->topo, w->cpu);
-    lc_stack_setup(w);
-    /* after binding: its pages are faulted in on the node; and its first
-     * allocation now, while there is memory (mem.h) */
-    if (lc_mem_thread_bind(w->node) < 0)
-        atomic_store_explicit(&w->rt->start_failed, 1, memory_order_relaxed);
-    /* locus_init returns only once every worker got this far (started_wait) */
-    atomic_fetch_add_explicit(&w->rt->started, 1, memory_order_seq_cst);
-    futex_wake(&w->rt->started, 1);
-    if (w->rt->team_mode)
-        lc_team_loop(w);
-    else
-        lc_worker_loop(w);
-    lc_mem_thread_unbind();
-    lc_self = NULL;
-    return NULL;
-}
+static struct lc_thread initial_thread;   /* the record of the thread that called locus_init */
 
 /*
  * Starts w's thread already on its CPU when workers are bound.  The
@@ -62,25 +41,36 @@ static void *worker_main(void *arg)
  * thread to block or be preempted (milliseconds; for ever under SCHED_FIFO)
  * before taking its first task.  Where the CPU cannot be set (no such CPU
  * in the mask the kernel allows) it starts as before and binds itself in
- * worker_main.
+ * lc_thread_main.  The thread gets its turn to serve w once every worker
+ * is set up (init_runtime).
  */
 static int start_worker(struct lc_runtime *rt, struct lc_worker *w)
 {
+    struct lc_thread *t = lc_thread_new(w);
+    if (!t)
+        return ENOMEM;
+    int r = EINVAL;
     if (rt->opt.bind == LC_BIND_CORE && w->cpu >= 0 && w->cpu < CPU_SETSIZE) {
         pthread_attr_t a;
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(w->cpu, &set);
         if (pthread_attr_init(&a) == 0) {
-            int r = pthread_attr_setaffinity_np(&a, sizeof set, &set);
+            r = pthread_attr_setaffinity_np(&a, sizeof set, &set);
             if (r == 0)
-                r = pthread_create(&w->thread, &a, worker_main, w);
+                r = pthread_create(&t->pt, &a, lc_thread_main, t);
             pthread_attr_destroy(&a);
-            if (r != EINVAL)
-                return r;
         }
     }
-    return pthread_create(&w->thread, NULL, worker_main, w);
+    if (r == EINVAL)
+        r = pthread_create(&t->pt, NULL, lc_thread_main, t);
+    if (r != 0) {
+        lc_thread_free(t);
+        return r;
+    }
+    w->thread = t->pt;
+    lc_thread_register(rt, t);
+    return 0;
 }
 
 static void print_help(const struct lc_options *o)
@@ -121,9 +111,12 @@ static void teardown(struct lc_runtime *rt, int nstarted)
         atomic_store_explicit(&rt->stop, 1, memory_order_release);
         lc_wake_all(rt);
         lc_team_stop(rt);
-        for (int i = 1; i <= nstarted; i++)
-            pthread_join(rt->workers[i].thread, NULL);
+        lc_threads_stop(rt);
     }
+    if (rt->workers)
+        for (int i = 0; i < rt->nworkers; i++)
+            pthread_mutex_destroy(&rt->workers[i].rlock);
+    pthread_mutex_destroy(&rt->threads_lock);
     if (rt->root && rt->root->map)
         lc_depmap_destroy(&rt->workers[0], rt->root->map);
     if (rt->sched_inited)
@@ -170,6 +163,7 @@ static int init_runtime(int team_mode, int team_threads)
         return lc_error(-ENOMEM, "locus_init: out of memory");
     }
     rt->team_mode = team_mode;
+    pthread_mutex_init(&rt->threads_lock, NULL);
     if ((r = lc_env_parse(&rt->opt, NULL, NULL, err, sizeof err)) < 0) {
         init_fail(r, err);
         goto fail;
@@ -224,6 +218,8 @@ static int init_runtime(int team_mode, int team_threads)
         goto fail;
     }
     memset(rt->workers, 0, (size_t)rt->nworkers * sizeof *rt->workers);
+    for (int i = 0; i < rt->nworkers; i++)
+        pthread_mutex_init(&rt->workers[i].rlock, NULL);
     if ((r = lc_topology_place_workers(&rt->topo, rt->nworkers, node, cpu)) < 0) {
         free(node);
         free(cpu);
@@ -321,6 +317,7 @@ static int init_runtime(int team_mode, int team_threads)
     }
 
     lc_self = &rt->workers[0];
+    lc_thread_init_initial(&initial_thread);
     lc_rt = rt;
     for (int i = 1; i < rt->nworkers; i++) {
         if ((r = start_worker(rt, &rt->workers[i])) != 0) {
@@ -329,6 +326,7 @@ static int init_runtime(int team_mode, int team_threads)
             r = init_fail(-r, err);
             lc_rt = NULL;
             lc_self = NULL;
+            lc_thr = NULL;
             goto fail;
         }
         nstarted = i;
@@ -336,17 +334,19 @@ static int init_runtime(int team_mode, int team_threads)
     /* Every worker has made its first allocations (hwloc's binding, its
      * allocator's set-up) before locus_init returns: the program may use
      * up memory as soon as it does, and a thread's first allocation then
-     * would crash inside jemalloc (mem.h). */
+     * would crash inside jemalloc (mem.h).  Then each gets its turn. */
     uint32_t up;
     while ((up = atomic_load_explicit(&rt->started, memory_order_seq_cst))
            < (uint32_t)rt->nworkers - 1)
         futex_wait(&rt->started, up);
-    if (atomic_load_explicit(&rt->start_failed, memory_order_relaxed)) {
+    if (!lc_threads_ok(rt)) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for a worker's first allocation");
         lc_rt = NULL;
         lc_self = NULL;
+        lc_thr = NULL;
         goto fail;
     }
+    lc_threads_go(rt);
     lc_init_thread = pthread_self();
     if (rt->opt.verbose >= 1)
         fprintf(stderr, "locus: regime %s (scheduler %s, pages %s, steal %s), %s: %d node%s, "
@@ -415,11 +415,11 @@ LOCUS_API int locus_finalize(void)
     pthread_mutex_lock(&lc_init_lock);
     lc_wait_children_final(w, rt->root);
     lc_independent_wait(w);   /* tasks without parent (independent.c) */
+    lc_root_events_wait(w);   /* events the program counted on main's task (events.c) */
     atomic_store_explicit(&rt->stop, 1, memory_order_release);
     lc_wake_all(rt);
     lc_team_stop(rt);
-    for (int i = 1; i < rt->nworkers; i++)
-        pthread_join(rt->workers[i].thread, NULL);
+    lc_threads_stop(rt);
     lc_counters_rt_end();
     /* the report reads the counters of workers that have all stopped */
     int r = rt->opt.report[0] ? lc_stats_report(rt) : 0;
@@ -436,6 +436,7 @@ LOCUS_API int locus_finalize(void)
     lc_sde_fini(rt);
     lc_rt = NULL;
     lc_self = NULL;
+    lc_thr = NULL;
     teardown(rt, 0);
     lc_mem_thread_unbind();
     pthread_mutex_unlock(&lc_init_lock);

@@ -89,6 +89,11 @@ struct lc_worker {
                                                    is read by others, seldom (lc_grain_ask) */
     _Alignas(LC_CACHELINE) struct lc_worker_stats stats;
     struct lc_worker_stats stats_base;          /* snapshot at locus_reset_stats() */
+    /* threads waiting to be given this worker back (thread.h): written by
+     * whoever unblocks a task, read by the serving thread between tasks */
+    _Alignas(LC_CACHELINE) _Atomic int nresume;
+    pthread_mutex_t rlock;
+    struct lc_thread *rhead, *rtail;
 };
 
 struct lc_runtime {
@@ -138,8 +143,13 @@ struct lc_runtime {
     _Alignas(LC_CACHELINE) _Atomic int nsleep_total;   /* sum of the nodes' nsleepers */
     _Alignas(LC_CACHELINE) _Atomic int ntw_sleepers;  /* threads asleep waiting for a condition */
     _Alignas(LC_CACHELINE) _Atomic int stop;
-    _Atomic uint32_t started;                        /* workers set up (init.c; futex word) */
-    _Atomic int start_failed;                        /* one of them could not allocate */
+    /* the threads (thread.c): every one started, and the idle ones */
+    pthread_mutex_t threads_lock;
+    struct lc_thread *threads_all, *threads_idle;
+    int nthreads;
+    _Atomic int nsuspended;             /* threads asleep in a blocked task */
+    _Atomic uint32_t started;                        /* threads set up (init.c, thread.c;
+                                                        futex word) */
 
     /* team mode (team.c): idle workers wait for a job, not for tasks */
     int team_mode;
@@ -218,6 +228,9 @@ void lc_throttle(struct lc_worker *w, struct lc_task *t);
 void lc_wait_children_final(struct lc_worker *w, struct lc_task *t);
 void lc_worker_loop(struct lc_worker *w);
 void lc_wake_all(struct lc_runtime *rt);
+/* Wakes every sleeper of node (thread.c: the thread serving a worker there
+ * has a thread to hand it to), and team-mode workers waiting for a job. */
+void lc_wake_node_all(struct lc_runtime *rt, int node);
 /* Runs tasks on w until *word differs from old; whoever changes the word
  * (with a seq_cst read-modify-write) then calls lc_wake_waiters(). */
 void lc_wait_word(struct lc_worker *w, _Atomic uint32_t *word, uint32_t old);

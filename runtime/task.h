@@ -45,6 +45,7 @@
 #define LC_BIAS ((int64_t)1 << 60)
 
 struct lc_task;
+struct lc_thread;
 struct lc_depmap;
 struct lc_task_loc;
 struct lc_taskgroup;
@@ -67,6 +68,8 @@ struct lc_edge {
  * count and its handshake with the body's end cost no line of their own. */
 #define LC_ST_BODYDONE 0x4u   /* the body ended with events outstanding */
 #define LC_ST_TOKEN    0x8u   /* locus_task_unblock() came, no block took it yet */
+#define LC_ST_PARKED   0x10u  /* blocked, its thread asleep (t->parked): the unblock
+                                 that clears this bit resumes that thread (thread.h) */
 #define LC_ST_EV_SHIFT 8
 #define LC_ST_EV_ONE   (1u << LC_ST_EV_SHIFT)   /* one outstanding event */
 /* The upper half is the descriptor's generation: one more each time the
@@ -148,11 +151,15 @@ struct lc_task {
     };
 
     /* line 3, after the edges */
-    struct lc_task *qnext;          /* a link of whoever holds the task: a completion's
+    union {
+        struct lc_task *qnext;      /* a link of whoever holds the task: a completion's
                                        list of released tasks (run.c), a policy's
                                        linked queues while queued there (sched/), and
                                        after the body the list of tasks whose last
                                        event a foreign thread fulfilled (events.c) */
+        struct lc_thread *parked;   /* while its body is blocked (LC_ST_PARKED): the
+                                       thread that sleeps in it (thread.h) */
+    };
     /* valid only with LC_TF_GROUPS, so that a spawn need not write it */
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
 

@@ -20,6 +20,7 @@
 #include "spin.h"
 #include "taskpool.h"
 #include "team.h"
+#include "thread.h"
 
 static void implicit_init(struct lc_task *t)
 {
@@ -60,16 +61,29 @@ void lc_team_loop(struct lc_worker *w)
         uint32_t e;
         unsigned spins = 0;
         while ((e = atomic_load_explicit(&rt->job_epoch, memory_order_acquire)) == seen) {
+            /* a thread that blocked serving this worker in an earlier job
+             * (an ALPI task) waits to be given it back (thread.h) */
+            if (__builtin_expect(lc_thread_waiting(w), 0)) {
+                lc_thread_switch(w, 0);
+                spins = 0;
+                continue;
+            }
             if (++spins < max_spins) {
                 cpu_relax();
                 continue;
             }
             /* announce, look again, sleep: the poster bumps the epoch, then
-             * reads job_sleepers (both seq_cst) */
+             * reads job_sleepers (both seq_cst).  While some thread sleeps
+             * in a blocked task, wake now and then to look for it: its
+             * unblock does not change the epoch. */
             atomic_fetch_add_explicit(&rt->job_sleepers, 1, memory_order_seq_cst);
-            if (atomic_load_explicit(&rt->job_epoch, memory_order_seq_cst) == seen) {
+            if (atomic_load_explicit(&rt->job_epoch, memory_order_seq_cst) == seen
+                && !lc_thread_waiting(w)) {
                 lc_stat_add(&w->stats.sleeps, 1);
-                futex_wait(&rt->job_epoch, seen);
+                if (atomic_load_explicit(&rt->nsuspended, memory_order_relaxed))
+                    futex_wait_ns(&rt->job_epoch, seen, 1000000);
+                else
+                    futex_wait(&rt->job_epoch, seen);
             }
             atomic_fetch_sub_explicit(&rt->job_sleepers, 1, memory_order_seq_cst);
             spins = 0;

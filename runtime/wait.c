@@ -63,12 +63,22 @@
 #include "runtime.h"
 #include "policy.h"
 #include "spin.h"
+#include "thread.h"
 
 static void wake_node(struct lc_node_sync *ns, int n)
 {
     atomic_store_explicit(&ns->waking, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&ns->epoch, 1, memory_order_seq_cst);
     futex_wake(&ns->epoch, n);
+}
+
+void lc_wake_node_all(struct lc_runtime *rt, int node)
+{
+    wake_node(&rt->nsync[node], INT_MAX);
+    if (rt->team_mode) {   /* a worker waiting for a team job (team.c) */
+        atomic_fetch_add_explicit(&rt->job_epoch, 0, memory_order_seq_cst);
+        futex_wake(&rt->job_epoch, INT_MAX);
+    }
 }
 
 void lc_wake_all(struct lc_runtime *rt)
@@ -275,7 +285,20 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
         st.note_ns = st.since_ns + LC_FINAL_NOTE_NS;
     }
 
+    int plain = !cond;   /* a thread's outermost loop: it may go idle (thread.h) */
     while (!wait_over(rt, u)) {
+        /* a thread waits to be given this worker back: a switch point */
+        if (__builtin_expect(lc_thread_waiting(w), 0)) {
+            if (__builtin_expect(idle, 0)) {
+                lc_trace_mark(w, LC_EV_IDLE_END, 0);
+                idle = 0;
+            }
+            if (lc_thread_switch(w, plain))
+                return;   /* w is another thread's now */
+            spins = 0;
+            resleep = 0;
+            continue;
+        }
         int wake = LC_WAKE_NONE;
         struct lc_qitem it = sched->pop(w, &wake);
         lc_wake_for(w, wake);
@@ -348,7 +371,7 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
             x = it.p ? lc_item_open(w, &it) : NULL;
         }
         w->last_look = 0;
-        if (!x && !wait_over(rt, u)
+        if (!x && !wait_over(rt, u) && !lc_thread_waiting(w)
             && !atomic_load_explicit(&lc_ext_head, memory_order_seq_cst)
             && !atomic_load_explicit(&lc_inject_head, memory_order_seq_cst)) {
             lc_stat_add(&w->stats.sleeps, 1);
