@@ -13,6 +13,10 @@
  * other tasks meanwhile, and the wait lasts at least target_ns and
  * usually no more than LOCUS_POLL_US longer.
  *
+ * Every entry but alpi_error_string tells the core that tasks may block
+ * (lc_blocking_note): a library that binds to ALPI does so before its
+ * tasks block (TAMPI at MPI_Init_thread).
+ *
  * alpi_task_spawn: the independent task runs the body as a child, waits
  * for it (taskwait covers its events and children), then calls the
  * completion callback.
@@ -28,6 +32,7 @@
 #include "events.h"
 #include "locus.h"
 #include "runtime.h"
+#include "thread.h"
 
 #define ATTR_MAGIC 0x616c7069u   /* "alpi": marks an initialised attributes block */
 
@@ -84,6 +89,7 @@ const char *alpi_error_string(int error)
 
 int alpi_version_check(int major, int minor)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (major != ALPI_VERSION_MAJOR || minor < 0 || minor > ALPI_VERSION_MINOR)
         return ALPI_ERR_VERSION;
     return ALPI_SUCCESS;
@@ -91,6 +97,7 @@ int alpi_version_check(int major, int minor)
 
 int alpi_version_get(int *major, int *minor)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (!major || !minor)
         return ALPI_ERR_PARAMETER;
     *major = ALPI_VERSION_MAJOR;
@@ -100,6 +107,7 @@ int alpi_version_get(int *major, int *minor)
 
 int alpi_task_self(struct alpi_task **task)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (!task)
         return ALPI_ERR_PARAMETER;
     if (!lc_rt)
@@ -110,6 +118,7 @@ int alpi_task_self(struct alpi_task **task)
 
 int alpi_task_block(struct alpi_task *task)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     locus_task_ref_t me;
     int r = current(&me);
     if (r)
@@ -121,6 +130,7 @@ int alpi_task_block(struct alpi_task *task)
 
 int alpi_task_unblock(struct alpi_task *task)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (!lc_rt)
         return ALPI_ERR_NOT_INITIALIZED;
     if (!task)
@@ -145,6 +155,7 @@ static int timer_service(void *data)
 
 int alpi_task_waitfor_ns(uint64_t target_ns, uint64_t *actual_ns)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     locus_task_ref_t me;
     int r = current(&me);
     if (r)
@@ -171,6 +182,7 @@ int alpi_task_waitfor_ns(uint64_t target_ns, uint64_t *actual_ns)
 
 int alpi_task_events_increase(struct alpi_task *task, uint64_t increment)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     locus_task_ref_t me;
     int r = current(&me);
     if (r)
@@ -184,6 +196,7 @@ int alpi_task_events_increase(struct alpi_task *task, uint64_t increment)
 
 int alpi_task_events_test(struct alpi_task *task, uint64_t *has_events)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     locus_task_ref_t me;
     int r = current(&me);
     if (r)
@@ -203,6 +216,7 @@ int alpi_task_events_test(struct alpi_task *task, uint64_t *has_events)
 
 int alpi_task_events_decrease(struct alpi_task *task, uint64_t decrement)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (!lc_rt)
         return ALPI_ERR_NOT_INITIALIZED;
     if (!task || decrement > LOCUS_EVENTS_MAX)
@@ -215,6 +229,7 @@ int alpi_task_events_decrease(struct alpi_task *task, uint64_t decrement)
 
 int alpi_attr_create(struct alpi_attr **attr)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (!attr)
         return ALPI_ERR_PARAMETER;
     struct alpi_attr *a = malloc(sizeof *a);
@@ -227,6 +242,7 @@ int alpi_attr_create(struct alpi_attr **attr)
 
 int alpi_attr_destroy(struct alpi_attr *attr)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (!attr || attr->magic != ATTR_MAGIC)
         return ALPI_ERR_PARAMETER;
     attr->magic = 0;
@@ -236,6 +252,7 @@ int alpi_attr_destroy(struct alpi_attr *attr)
 
 int alpi_attr_init(struct alpi_attr *attr)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (!attr)
         return ALPI_ERR_PARAMETER;
     attr->magic = ATTR_MAGIC;
@@ -245,6 +262,7 @@ int alpi_attr_init(struct alpi_attr *attr)
 
 int alpi_attr_size(uint64_t *attr_size)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (!attr_size)
         return ALPI_ERR_PARAMETER;
     *attr_size = sizeof(struct alpi_attr);
@@ -275,6 +293,7 @@ int alpi_task_spawn(void (*body)(void *), void *body_args,
                     void (*completion_callback)(void *), void *completion_args,
                     const char *label, const struct alpi_attr *attr)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     (void)label;   /* not kept: a trace names the body by its function (a LOCUS_TRACE
                       label must outlive the run, an ALPI one need not) */
     if (!lc_rt)
@@ -293,6 +312,7 @@ int alpi_task_spawn(void (*body)(void *), void *body_args,
 
 int alpi_cpu_count(uint64_t *count)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     if (!count)
         return ALPI_ERR_PARAMETER;
     int n = locus_num_workers();
@@ -304,6 +324,7 @@ int alpi_cpu_count(uint64_t *count)
 
 int alpi_cpu_logical_id(uint64_t *logical_id)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     locus_task_ref_t me;
     if (!logical_id)
         return ALPI_ERR_PARAMETER;
@@ -316,6 +337,7 @@ int alpi_cpu_logical_id(uint64_t *logical_id)
 
 int alpi_cpu_system_id(uint64_t *system_id)
 {
+    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
     locus_task_ref_t me;
     if (!system_id)
         return ALPI_ERR_PARAMETER;

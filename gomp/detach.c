@@ -29,6 +29,7 @@
 #include <stdlib.h>
 
 #include "detach.h"
+#include "events.h"
 #include "futex.h"
 #include "gomp.h"
 #include "runtime.h"
@@ -70,7 +71,7 @@ void gomp_event_make_waited(struct gomp_event *ev)
 
 void gomp_event_attach(struct gomp_event *ev)
 {
-    locus_task_ref_t me = locus_task_current();
+    locus_task_ref_t me = lc_task_current_ref();
     /* a spawned task always has one; the event keeps it incomplete */
     if (!me || locus_task_events_increase(me, 1) != 0)
         gomp_unsupported("GOMP_task", "a detached task could not take its event");

@@ -53,6 +53,10 @@ LOCUS_API int locus_mpi_init(void)
         return lm_error(-EPERM, "locus_mpi_init: the Locus runtime is not running; call "
                         "locus_init() first");
 
+    /* tasks will block in locus_mpi_wait: tell Locus before they run (the
+     * reference itself is not needed) */
+    (void)locus_task_current();
+
     pthread_mutex_lock(&lm_table.lock);
     if (lm_table.initialised) {
         pthread_mutex_unlock(&lm_table.lock);

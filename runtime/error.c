@@ -52,7 +52,8 @@ LOCUS_API const char *locus_strerror(int err)
     case -EALREADY:
         return "the Locus runtime is already running";
     case -ENOTSUP:
-        return "not allowed on this thread (only Locus workers and the initial thread may do this)";
+        return "not supported here (the message says why: a thread that is not a Locus "
+               "worker, a call outside a task, or what this build, MPI or the system lacks)";
     case -EDEADLK:
         return "would deadlock: called from inside a task";
     case -ENOMEM:

@@ -42,12 +42,21 @@ _Alignas(64) _Atomic long lc_events_waiting, lc_tasks_blocked;
  * initial thread's implicit task (main is a task, as under OmpSs-2: ALPI
  * and locus-mpi may block it or count events on it), or an OpenMP
  * implicit task. */
-LOCUS_API locus_task_ref_t locus_task_current(void)
+locus_task_ref_t lc_task_current_ref(void)
 {
     struct lc_worker *w = lc_self;
     if (!w || !w->cur)
         return NULL;
     return lc_ref_of(w->cur);
+}
+
+/* The handle a task is unblocked by: the program may block tasks from now
+ * on (thread.h).  The library's own uses (gomp/detach.c) take
+ * lc_task_current_ref, which says nothing of the kind. */
+LOCUS_API locus_task_ref_t locus_task_current(void)
+{
+    lc_blocking_note();
+    return lc_task_current_ref();
 }
 
 struct lc_task *lc_ref_check(locus_task_ref_t ref, uint32_t *gen, const char *fn, int *err)
@@ -193,6 +202,7 @@ LOCUS_API int locus_task_events_decrease(locus_task_ref_t ref, unsigned n)
  */
 LOCUS_API int locus_task_block(void)
 {
+    lc_blocking_note();
     struct lc_worker *w = lc_self;
     if (!lc_rt)
         return lc_error(-EPERM, "locus_task_block: the runtime is not running");
@@ -242,6 +252,7 @@ LOCUS_API int locus_task_block(void)
 LOCUS_API int locus_task_unblock(locus_task_ref_t ref)
 {
     static const char fn[] = "locus_task_unblock";
+    lc_blocking_note();
     uint32_t gen;
     int err;
     struct lc_task *t = lc_ref_check(ref, &gen, fn, &err);

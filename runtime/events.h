@@ -39,6 +39,10 @@ void lc_root_events_wait(struct lc_worker *w);
  * NULL with -EINVAL and a message naming fn in *err. */
 struct lc_task *lc_ref_check(locus_task_ref_t ref, uint32_t *gen, const char *fn, int *err);
 
+/* events.c: the calling task's reference, or NULL (locus_task_current
+ * without its note that tasks may block: for the library's own uses). */
+locus_task_ref_t lc_task_current_ref(void);
+
 /* events.c: the body of t ended with events outstanding (slow half of
  * lc_events_body_end). */
 int lc_events_body_end_slow(struct lc_task *t);

@@ -319,6 +319,9 @@ static int init_runtime(int team_mode, int team_threads)
     lc_self = &rt->workers[0];
     lc_thread_init_initial(&initial_thread);
     lc_rt = rt;
+    /* after publishing rt: a note made meanwhile sets one or the other */
+    if (atomic_load_explicit(&lc_blocking_wanted, memory_order_seq_cst))
+        atomic_store_explicit(&rt->blocking, 1, memory_order_relaxed);
     for (int i = 1; i < rt->nworkers; i++) {
         if ((r = start_worker(rt, &rt->workers[i])) != 0) {
             snprintf(err, sizeof err, "locus_init: cannot start worker %d of %d: %s",

@@ -64,6 +64,13 @@ static inline unsigned lc_ready_top_prio(struct lc_worker *w)
     return rt->sched->top_prio ? rt->sched->top_prio(w) : 0;
 }
 
+/* Tasks may block (rt->blocking, thread.h): none runs at its spawn, where
+ * blocking would hold its spawner until it is unblocked. */
+static inline int lc_ready_blocking(const struct lc_runtime *rt)
+{
+    return __builtin_expect(atomic_load_explicit(&rt->blocking, memory_order_relaxed), 0);
+}
+
 /*
  * The decision, for a task of priority prio bound for node (-1: any) that
  * became ready by how.
@@ -75,7 +82,8 @@ static inline unsigned lc_ready_top_prio(struct lc_worker *w)
  *    sched/steal.h) or when w has a long queue already (backlog:
  *    deferring more only costs a push and a pop); never when the policy
  *    placed it on another node, and never past the stack's bound
- *    (lc_stack_room: so no chain of spawns overflows a stack).  Asking
+ *    (lc_stack_room: so no chain of spawns overflows a stack), nor once
+ *    tasks may block (lc_ready_blocking).  Asking
  *    grain.h has a side effect (its clock): each task is decided once.
  *  - A released task runs next on the completing worker when its policy
  *    lets it (run_here); another released by the same completion is
@@ -95,7 +103,7 @@ enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, unsigned prio,
         return LC_ACT_QUEUE;
     switch (how) {
     case LC_READY_SPAWNED_FREE:
-        if (!lc_stack_room(w))
+        if (!lc_stack_room(w) || lc_ready_blocking(rt))
             return LC_ACT_QUEUE;
         if (!lc_grain_run_here(w))
             return sched->backlog(w) ? LC_ACT_RUN_AT_SPAWN : LC_ACT_QUEUE;
@@ -105,7 +113,7 @@ enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, unsigned prio,
                                        &w->grain.est, memory_order_relaxed))
                && sched->stock_low(w) ? LC_ACT_QUEUE : LC_ACT_RUN_AT_SPAWN;
     case LC_READY_SPAWNED:
-        if ((node >= 0 && node != w->node) || !lc_stack_room(w))
+        if ((node >= 0 && node != w->node) || !lc_stack_room(w) || lc_ready_blocking(rt))
             return LC_ACT_QUEUE;
         if (lc_grain_run_here(w))
             return LC_ACT_RUN_AT_SPAWN;

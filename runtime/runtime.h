@@ -106,6 +106,11 @@ struct lc_runtime {
      * asks the policy for the priority it has queued (ready.h).  Written
      * once, by the first such spawn. */
     _Atomic int prio_on;
+    /* tasks may block (the program has used a blocking interface:
+     * lc_blocking_note): from then on no task runs at its spawn and a
+     * waiting thread gives its worker away instead of running tasks above
+     * its frame (ready.h, wait.c; thread.h says why).  Written once. */
+    _Atomic int blocking;
     int nworkers;
     int oversubscribed;                 /* more workers than CPUs */
     struct lc_worker *workers;          /* nworkers, cache-line aligned */
@@ -148,6 +153,10 @@ struct lc_runtime {
     struct lc_thread *threads_all, *threads_idle;
     int nthreads;
     _Atomic int nsuspended;             /* threads asleep in a blocked task */
+    /* threads that gave their worker away to wait for a condition (wait.c)
+     * sleep on cond_epoch, bumped by lc_wake_all while any do */
+    _Alignas(LC_CACHELINE) _Atomic uint32_t cond_epoch;
+    _Atomic int ncond_parked;
     _Atomic uint32_t started;                        /* threads set up (init.c, thread.c;
                                                         futex word) */
 

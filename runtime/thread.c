@@ -26,6 +26,20 @@
 
 __thread struct lc_thread *lc_thr __attribute__((tls_model("initial-exec")));
 
+/* Set before any runtime exists too (an ALPI call before locus_init);
+ * locus_init copies it into rt->blocking. */
+_Atomic int lc_blocking_wanted;
+
+void lc_blocking_note(void)
+{
+    if (!atomic_load_explicit(&lc_blocking_wanted, memory_order_relaxed))
+        atomic_store_explicit(&lc_blocking_wanted, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst);   /* against locus_init's publishing of rt */
+    struct lc_runtime *rt = lc_rt;
+    if (rt && !atomic_load_explicit(&rt->blocking, memory_order_relaxed))
+        atomic_store_explicit(&rt->blocking, 1, memory_order_relaxed);
+}
+
 void lc_thread_init_initial(struct lc_thread *t)
 {
     memset(t, 0, sizeof *t);
@@ -279,18 +293,37 @@ void lc_thread_unreserve(struct lc_thread *t)
     pthread_mutex_unlock(&rt->threads_lock);
 }
 
-void lc_thread_handoff(struct lc_worker *w, struct lc_thread *to)
+void lc_thread_leave(struct lc_worker *w, struct lc_thread *to)
 {
     struct lc_thread *me = lc_thr;
     save_exec(w, me);
     atomic_store_explicit(&me->go, 0, memory_order_relaxed);
     me->slot = w;
     atomic_fetch_add_explicit(&w->rt->nsuspended, 1, memory_order_relaxed);
+    lc_self = NULL;
     give_turn(to, w);   /* one that waited for w restores its own state; others start afresh */
+}
+
+/* Sleeps until the calling thread, away from w, is given it back. */
+static void back_on(struct lc_worker *w)
+{
+    struct lc_thread *me = lc_thr;
     wait_turn(me);
     atomic_fetch_sub_explicit(&w->rt->nsuspended, 1, memory_order_relaxed);
     restore_exec(w, me);
     lc_self = w;
+}
+
+void lc_thread_rejoin(struct lc_worker *w)
+{
+    lc_thread_resume(lc_thr);
+    back_on(w);
+}
+
+void lc_thread_handoff(struct lc_worker *w, struct lc_thread *to)
+{
+    lc_thread_leave(w, to);
+    back_on(w);
 }
 
 void lc_thread_resume(struct lc_thread *t)

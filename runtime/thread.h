@@ -56,6 +56,22 @@ struct lc_thread {
     int64_t throttle_done;
 };
 
+/*
+ * The program may block tasks: called by the interfaces a task blocks
+ * through or gets the handle to be unblocked by (locus_task_current,
+ * locus_task_block, locus_task_unblock, every ALPI entry, locus_mpi_init),
+ * before or after locus_init.  From then on (rt->blocking) no task runs at
+ * its spawn, on its spawner's stack, and a thread that waits (taskwait,
+ * taskgroup, barrier, throttle) gives its worker to another thread instead
+ * of running tasks above its own frame: a task that blocks could otherwise
+ * bury the frames beneath it until it is unblocked, and what unblocks it
+ * may be what those frames were about to do.  Before then, nesting is
+ * kept: it costs nothing, and a program that never blocks cannot deadlock
+ * on it.
+ */
+void lc_blocking_note(void);
+extern _Atomic int lc_blocking_wanted;
+
 /* The calling thread's record, NULL on threads the runtime does not know. */
 extern __thread struct lc_thread *lc_thr __attribute__((tls_model("initial-exec")));
 
@@ -85,6 +101,12 @@ void lc_threads_stop(struct lc_runtime *rt);
  * reserved: the thread to give w to, from lc_thread_reserve.
  */
 void lc_thread_handoff(struct lc_worker *w, struct lc_thread *reserved);
+/* The two halves of a handoff for a thread that waits for something of
+ * its own meanwhile (wait.c): leave gives w to reserved (the caller then
+ * touches nothing of w's), rejoin queues the caller on w and sleeps until
+ * it has w back. */
+void lc_thread_leave(struct lc_worker *w, struct lc_thread *reserved);
+void lc_thread_rejoin(struct lc_worker *w);
 /* A thread to hand w to: one waiting on w's queue, an idle one, or a new
  * one; NULL when none can be had (no memory, no thread): the caller then
  * waits on its own stack.  lc_thread_unreserve gives back one not used. */

@@ -85,6 +85,13 @@ void lc_wake_all(struct lc_runtime *rt)
 {
     for (int i = 0; i < rt->topo.nnodes; i++)
         wake_node(&rt->nsync[i], INT_MAX);
+    /* threads away from their workers, waiting for a condition
+     * (wait_away): they count themselves here before in ntw_sleepers, which
+     * the caller read after changing the condition */
+    if (atomic_load_explicit(&rt->ncond_parked, memory_order_seq_cst) > 0) {
+        atomic_fetch_add_explicit(&rt->cond_epoch, 1, memory_order_seq_cst);
+        futex_wake(&rt->cond_epoch, INT_MAX);
+    }
 }
 
 /* The waking halves, after the pusher's fence. */
@@ -263,6 +270,68 @@ static int stalled(struct lc_worker *w, const struct lc_until *u, struct lc_stal
 }
 
 /*
+ * Once tasks may block (rt->blocking, thread.h): the waiting thread gives w
+ * to another thread and sleeps until the condition holds, then takes w
+ * back, instead of running tasks above its own frame.  0 when no thread
+ * can be had: the caller waits on its own stack.  It sleeps on
+ * rt->cond_epoch with the handshake of the top (counted in ncond_parked,
+ * then in ntw_sleepers, then a last look), and a throttle's wait ends as
+ * run_until's does: when every worker sleeps or none of the spawner's
+ * children has completed for LC_THROTTLE_STALL_NS.
+ */
+static int wait_away(struct lc_worker *w, const struct lc_until *u)
+{
+    struct lc_runtime *rt = w->rt;
+    struct lc_thread *to = lc_thread_reserve(w);
+    if (!to)
+        return 0;
+    int64_t done = -1;
+    uint64_t since = lc_now_ns();
+    int let_through = 0;
+    lc_thread_leave(w, to);
+    /* w is another thread's now: only rt, the condition and our record */
+    while (!wait_over(rt, u)) {
+        uint64_t nap = 0;
+        if (u->mode == LC_UNTIL_THROTTLE) {
+            uint64_t now = lc_now_ns();
+            int64_t d = children_done(u->t);
+            if (d != done) {
+                done = d;
+                since = now;
+            }
+            if (lc_sleepers(rt, -1) >= rt->nworkers || now - since >= LC_THROTTLE_STALL_NS) {
+                let_through = 1;
+                break;
+            }
+            nap = LC_THROTTLE_NAP_NS;
+        }
+        uint32_t e = atomic_load_explicit(&rt->cond_epoch, memory_order_seq_cst);
+        if (u->t)
+            atomic_store_explicit(&u->t->tw_target,
+                                  lc_tw_key(LC_BIAS - u->t->nspawned + u->max_outstanding),
+                                  memory_order_seq_cst);
+        atomic_fetch_add_explicit(&rt->ncond_parked, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
+        if (!wait_over(rt, u)) {
+            if (nap)
+                futex_wait_ns(&rt->cond_epoch, e, nap);
+            else
+                futex_wait(&rt->cond_epoch, e);
+        }
+        atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&rt->ncond_parked, 1, memory_order_seq_cst);
+        if (u->t)
+            atomic_store_explicit(&u->t->tw_target, 0, memory_order_relaxed);
+    }
+    lc_thread_rejoin(w);
+    if (let_through) {
+        w->throttle.task = u->t;
+        w->throttle.done = done;
+    }
+    return 1;
+}
+
+/*
  * Runs tasks on w until wait_over(): pops, polls LOCUS_SPIN times, then
  * sleeps on the node's futex word (handshake at the top).  A thread waiting
  * for a condition (not for work) also counts itself in ntw_sleepers, so
@@ -286,6 +355,13 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
     }
 
     int plain = !cond;   /* a thread's outermost loop: it may go idle (thread.h) */
+    /* tasks may block: wait away from w, not under the tasks w runs
+     * meanwhile (locus_finalize's waits excepted: nothing waits for what
+     * follows them) */
+    if (cond && u->mode != LC_UNTIL_FINAL
+        && __builtin_expect(atomic_load_explicit(&rt->blocking, memory_order_relaxed), 0)
+        && !wait_over(rt, u) && wait_away(w, u))
+        return;
     while (!wait_over(rt, u)) {
         /* a thread waits to be given this worker back: a switch point */
         if (__builtin_expect(lc_thread_waiting(w), 0)) {
