@@ -13,10 +13,6 @@
  * other tasks meanwhile, and the wait lasts at least target_ns and
  * usually no more than LOCUS_POLL_US longer.
  *
- * Every entry but alpi_error_string tells the core that tasks may block
- * (lc_blocking_note): a library that binds to ALPI does so before its
- * tasks block (TAMPI at MPI_Init_thread).
- *
  * alpi_task_spawn: the independent task runs the body as a child, waits
  * for it (taskwait covers its events and children), then calls the
  * completion callback.
@@ -64,6 +60,18 @@ static int from_errno(int r)
     }
 }
 
+/* Every entry but alpi_error_string: tasks may block from now on
+ * (thread.h: a library binds to ALPI before its tasks block, as TAMPI in
+ * MPI_Init_thread), and a runtime that starts on first use (liblocus-gomp:
+ * lc_autostart) starts now, so that ALPI may come before the program's
+ * first parallel region. */
+static void enter(void)
+{
+    lc_blocking_note();
+    if (!lc_rt && lc_autostart)
+        lc_autostart();
+}
+
 /* The calling task, or the code saying why there is none. */
 static int current(locus_task_ref_t *t)
 {
@@ -89,7 +97,7 @@ const char *alpi_error_string(int error)
 
 int alpi_version_check(int major, int minor)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (major != ALPI_VERSION_MAJOR || minor < 0 || minor > ALPI_VERSION_MINOR)
         return ALPI_ERR_VERSION;
     return ALPI_SUCCESS;
@@ -97,7 +105,7 @@ int alpi_version_check(int major, int minor)
 
 int alpi_version_get(int *major, int *minor)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (!major || !minor)
         return ALPI_ERR_PARAMETER;
     *major = ALPI_VERSION_MAJOR;
@@ -107,7 +115,7 @@ int alpi_version_get(int *major, int *minor)
 
 int alpi_task_self(struct alpi_task **task)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (!task)
         return ALPI_ERR_PARAMETER;
     if (!lc_rt)
@@ -118,7 +126,7 @@ int alpi_task_self(struct alpi_task **task)
 
 int alpi_task_block(struct alpi_task *task)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     locus_task_ref_t me;
     int r = current(&me);
     if (r)
@@ -130,7 +138,7 @@ int alpi_task_block(struct alpi_task *task)
 
 int alpi_task_unblock(struct alpi_task *task)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (!lc_rt)
         return ALPI_ERR_NOT_INITIALIZED;
     if (!task)
@@ -155,7 +163,7 @@ static int timer_service(void *data)
 
 int alpi_task_waitfor_ns(uint64_t target_ns, uint64_t *actual_ns)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     locus_task_ref_t me;
     int r = current(&me);
     if (r)
@@ -182,7 +190,7 @@ int alpi_task_waitfor_ns(uint64_t target_ns, uint64_t *actual_ns)
 
 int alpi_task_events_increase(struct alpi_task *task, uint64_t increment)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     locus_task_ref_t me;
     int r = current(&me);
     if (r)
@@ -196,7 +204,7 @@ int alpi_task_events_increase(struct alpi_task *task, uint64_t increment)
 
 int alpi_task_events_test(struct alpi_task *task, uint64_t *has_events)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     locus_task_ref_t me;
     int r = current(&me);
     if (r)
@@ -216,7 +224,7 @@ int alpi_task_events_test(struct alpi_task *task, uint64_t *has_events)
 
 int alpi_task_events_decrease(struct alpi_task *task, uint64_t decrement)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (!lc_rt)
         return ALPI_ERR_NOT_INITIALIZED;
     if (!task || decrement > LOCUS_EVENTS_MAX)
@@ -229,7 +237,7 @@ int alpi_task_events_decrease(struct alpi_task *task, uint64_t decrement)
 
 int alpi_attr_create(struct alpi_attr **attr)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (!attr)
         return ALPI_ERR_PARAMETER;
     struct alpi_attr *a = malloc(sizeof *a);
@@ -242,7 +250,7 @@ int alpi_attr_create(struct alpi_attr **attr)
 
 int alpi_attr_destroy(struct alpi_attr *attr)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (!attr || attr->magic != ATTR_MAGIC)
         return ALPI_ERR_PARAMETER;
     attr->magic = 0;
@@ -252,7 +260,7 @@ int alpi_attr_destroy(struct alpi_attr *attr)
 
 int alpi_attr_init(struct alpi_attr *attr)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (!attr)
         return ALPI_ERR_PARAMETER;
     attr->magic = ATTR_MAGIC;
@@ -262,7 +270,7 @@ int alpi_attr_init(struct alpi_attr *attr)
 
 int alpi_attr_size(uint64_t *attr_size)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (!attr_size)
         return ALPI_ERR_PARAMETER;
     *attr_size = sizeof(struct alpi_attr);
@@ -293,7 +301,7 @@ int alpi_task_spawn(void (*body)(void *), void *body_args,
                     void (*completion_callback)(void *), void *completion_args,
                     const char *label, const struct alpi_attr *attr)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     (void)label;   /* not kept: a trace names the body by its function (a LOCUS_TRACE
                       label must outlive the run, an ALPI one need not) */
     if (!lc_rt)
@@ -312,7 +320,7 @@ int alpi_task_spawn(void (*body)(void *), void *body_args,
 
 int alpi_cpu_count(uint64_t *count)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     if (!count)
         return ALPI_ERR_PARAMETER;
     int n = locus_num_workers();
@@ -324,7 +332,7 @@ int alpi_cpu_count(uint64_t *count)
 
 int alpi_cpu_logical_id(uint64_t *logical_id)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     locus_task_ref_t me;
     if (!logical_id)
         return ALPI_ERR_PARAMETER;
@@ -337,7 +345,7 @@ int alpi_cpu_logical_id(uint64_t *logical_id)
 
 int alpi_cpu_system_id(uint64_t *system_id)
 {
-    lc_blocking_note();   /* ALPI's users block tasks (thread.h) */
+    enter();
     locus_task_ref_t me;
     if (!system_id)
         return ALPI_ERR_PARAMETER;

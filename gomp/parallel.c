@@ -23,6 +23,7 @@
 #include "locus.h"
 #include "runtime.h"
 #include "task.h"
+#include "thread.h"
 
 __thread struct gomp_thread gomp_thr __attribute__((tls_model("initial-exec")));
 
@@ -98,6 +99,35 @@ int gomp_pause_pool(void)
     }
     pthread_mutex_unlock(&start_lock);
     return rc;
+}
+
+/* ALPI's entries start the pool, as a first parallel region would: TAMPI
+ * binds in MPI_Init_thread, before the program's first region, and its
+ * polling tasks run on the pool's workers between regions (team.c) */
+static void autostart(void)
+{
+    gomp_read_env();
+    if (gomp_ensure_runtime(gomp_nthreads_var()) < 0)
+        warn_once(-ENOTSUP);
+}
+
+/* A thread that serves a worker in place of one whose task blocked
+ * (runtime/thread.h) is that thread for the tasks it runs there: its team,
+ * its number, its levels */
+static void *thread_ctx_get(void)
+{
+    return &gomp_thr;
+}
+
+static void thread_ctx_adopt(const void *from)
+{
+    gomp_thr = *(const struct gomp_thread *)from;
+}
+
+__attribute__((constructor)) static void gomp_hooks(void)
+{
+    lc_autostart = autostart;
+    lc_thread_ctx = (struct lc_thread_ctx){ thread_ctx_get, thread_ctx_adopt };
 }
 
 __attribute__((destructor)) static void gomp_fini(void)

@@ -81,6 +81,8 @@ extern _Atomic(struct lc_indep *) lc_inject_head;
 int lc_inject_drain(struct lc_worker *w);
 /* A task without parent running fn(arg), from any thread: 0, -EPERM, -ENOMEM. */
 int lc_spawn_independent(locus_task_fn fn, void *arg);
+/* Independent tasks spawned and not yet returned from (independent.c). */
+extern _Atomic uint32_t lc_indep_live;
 /* Runs tasks on w until every independent task has returned (locus_finalize). */
 void lc_independent_wait(struct lc_worker *w);
 

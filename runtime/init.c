@@ -27,6 +27,7 @@
 #include "topology.h"
 
 struct lc_runtime *lc_rt;
+void (*lc_autostart)(void);
 __thread struct lc_worker *lc_self __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t lc_init_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -77,6 +77,11 @@ struct lc_worker {
         uint64_t last_ns;                       /* the clock at the last check */
     } spin;
     int at_spawn;                               /* running a task at its spawn (run.c) */
+    uint32_t job_seen;                          /* team mode: the last job epoch taken here
+                                                   (team.c), by whichever thread served it */
+    void *job_ctx;                              /* team mode: while a job runs here, the
+                                                   layer state of the thread running it
+                                                   (thread.h, lc_thread_ctx), NULL else */
     uint64_t poll_next_ns;                      /* when a busy worker next calls the
                                                    polling services (events.c) */
     struct lc_trace_buf *trace;                 /* LOCUS_TRACE/LOCUS_DAG recording, NULL off
@@ -207,6 +212,10 @@ static inline int lc_grain_run_here(struct lc_worker *w)
 
 /* The running runtime, NULL outside init..finalize. */
 extern struct lc_runtime *lc_rt;
+/* A layer whose runtime starts on first use (gomp/parallel.c, at load)
+ * sets this: called, from the initial thread, by an entry that needs the
+ * runtime and may come before the layer's own first use (alpi/alpi.c). */
+extern void (*lc_autostart)(void);
 /* The calling thread's worker, NULL on foreign threads. */
 extern __thread struct lc_worker *lc_self __attribute__((tls_model("initial-exec")));
 
@@ -236,6 +245,10 @@ void lc_throttle(struct lc_worker *w, struct lc_task *t);
  * while, what it waits for when tasks wait for events or are blocked. */
 void lc_wait_children_final(struct lc_worker *w, struct lc_task *t);
 void lc_worker_loop(struct lc_worker *w);
+/* team.c: a team-mode thread's outermost loop, waiting for a job: runs
+ * tasks on w until the job epoch differs from old; 1 when the thread gave
+ * w away meanwhile (thread.h: it then leaves its loop). */
+int lc_wait_job(struct lc_worker *w, uint32_t old);
 void lc_wake_all(struct lc_runtime *rt);
 /* Wakes every sleeper of node (thread.c: the thread serving a worker there
  * has a thread to hand it to), and team-mode workers waiting for a job. */

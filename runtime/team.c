@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "depmap.h"
+#include "events.h"
 #include "futex.h"
 #include "runtime.h"
 #include "spin.h"
@@ -51,21 +52,40 @@ void lc_implicit_end(struct lc_worker *w, struct lc_task *saved)
     lc_task_release(&w->pool, w->npool, t);
 }
 
+/* Whether tasks may be queued outside a region, or run on a thread that
+ * serves in place of a member: tasks without a parent (ALPI's: TAMPI's
+ * polling tasks) and what they spawn, polling services, completions left
+ * by foreign threads, and once tasks may block (rt->blocking: a member
+ * waiting in a region gives its worker to a thread that runs the region's
+ * tasks meanwhile, wait.c).  Then the loop waits for a job as a worker
+ * waits for tasks, running them (lc_wait_job). */
+static int tasks_outside_jobs(struct lc_runtime *rt)
+{
+    return atomic_load_explicit(&rt->blocking, memory_order_relaxed)
+           || atomic_load_explicit(&lc_indep_live, memory_order_relaxed) > 0
+           || lc_async_due();
+}
+
+/*
+ * The loop of whichever thread serves w in team mode (thread.h: a thread
+ * that serves in place of one whose task blocked takes the jobs too, so
+ * the job last taken is w's, not the thread's).  It leaves the loop when it
+ * gives w to a thread waiting for it, or when the runtime stops.
+ */
 void lc_team_loop(struct lc_worker *w)
 {
     struct lc_runtime *rt = w->rt;
-    uint32_t seen = 0;   /* the epoch before any job: a job posted early is not missed */
     unsigned max_spins = lc_spin_word_polls(rt);
 
     for (;;) {
         uint32_t e;
         unsigned spins = 0;
-        while ((e = atomic_load_explicit(&rt->job_epoch, memory_order_acquire)) == seen) {
-            /* a thread that blocked serving this worker in an earlier job
-             * (an ALPI task) waits to be given it back (thread.h) */
-            if (__builtin_expect(lc_thread_waiting(w), 0)) {
-                lc_thread_switch(w, 0);
-                spins = 0;
+        while ((e = atomic_load_explicit(&rt->job_epoch, memory_order_acquire)) == w->job_seen) {
+            if (__builtin_expect(lc_thread_waiting(w), 0) && lc_thread_switch(w, 1))
+                return;   /* w is another thread's now */
+            if (__builtin_expect(tasks_outside_jobs(rt), 0)) {
+                if (lc_wait_job(w, w->job_seen))
+                    return;
                 continue;
             }
             if (++spins < max_spins) {
@@ -73,27 +93,30 @@ void lc_team_loop(struct lc_worker *w)
                 continue;
             }
             /* announce, look again, sleep: the poster bumps the epoch, then
-             * reads job_sleepers (both seq_cst).  While some thread sleeps
-             * in a blocked task, wake now and then to look for it: its
-             * unblock does not change the epoch. */
+             * reads job_sleepers (both seq_cst).  While tasks may come
+             * outside jobs, wake now and then (every 1 ms) to look: they
+             * may have appeared while this thread slept. */
             atomic_fetch_add_explicit(&rt->job_sleepers, 1, memory_order_seq_cst);
-            if (atomic_load_explicit(&rt->job_epoch, memory_order_seq_cst) == seen
+            if (atomic_load_explicit(&rt->job_epoch, memory_order_seq_cst) == w->job_seen
                 && !lc_thread_waiting(w)) {
                 lc_stat_add(&w->stats.sleeps, 1);
                 if (atomic_load_explicit(&rt->nsuspended, memory_order_relaxed))
-                    futex_wait_ns(&rt->job_epoch, seen, 1000000);
+                    futex_wait_ns(&rt->job_epoch, w->job_seen, 1000000);
                 else
-                    futex_wait(&rt->job_epoch, seen);
+                    futex_wait(&rt->job_epoch, w->job_seen);
             }
             atomic_fetch_sub_explicit(&rt->job_sleepers, 1, memory_order_seq_cst);
             spins = 0;
         }
         if (atomic_load_explicit(&rt->stop, memory_order_acquire))
             break;
-        seen = e;
+        w->job_seen = e;
         struct lc_task *saved = w->cur;
         w->cur = rt->job_implicit[w->id];
+        w->job_ctx = lc_thread_ctx.get ? lc_thread_ctx.get() : NULL;
         rt->job_fn(rt->job_arg);
+        w = lc_self;   /* the same worker: a thread resumes where it blocked */
+        w->job_ctx = NULL;
         lc_implicit_end(w, saved);
         /* the last one out wakes a sleeping poster: the decrement and the
          * poster's announcement are both seq_cst (as in post()) */
@@ -108,6 +131,7 @@ static void post(struct lc_runtime *rt)
     atomic_fetch_add_explicit(&rt->job_epoch, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&rt->job_sleepers, memory_order_seq_cst) > 0)
         futex_wake(&rt->job_epoch, INT_MAX);
+    lc_wake_waiters(rt);   /* threads in lc_wait_job sleep as workers do */
 }
 
 void lc_team_stop(struct lc_runtime *rt)
@@ -142,6 +166,7 @@ int lc_team_start(void (*fn)(void *), void *arg, struct lc_task **saved)
     }
     rt->job_fn = fn;
     rt->job_arg = arg;
+    w->job_ctx = lc_thread_ctx.get ? lc_thread_ctx.get() : NULL;   /* the master's (thread.h) */
     atomic_store_explicit(&rt->job_running, (uint32_t)(n - 1), memory_order_relaxed);
     post(rt);   /* seq_cst: publishes the job before the epoch members wait on */
     return 0;
@@ -151,6 +176,7 @@ void lc_team_join(struct lc_task *saved)
 {
     struct lc_worker *w = lc_self;
     struct lc_runtime *rt = w->rt;
+    w->job_ctx = NULL;
     lc_implicit_end(w, saved);
     /* members only leave after fn, whose last act is the team's barrier:
      * poll a while, then sleep until the last one wakes this thread */

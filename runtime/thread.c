@@ -49,9 +49,16 @@ void lc_thread_init_initial(struct lc_thread *t)
     lc_thr = t;
 }
 
+struct lc_thread_ctx lc_thread_ctx;
+
 /* The execution state of w goes with the thread leaving it... */
 static void save_exec(struct lc_worker *w, struct lc_thread *t)
 {
+    /* what a thread starting afresh on w adopts: the state of the member
+     * whose job runs on w (a thread that blocked in a task of its own,
+     * outside the job, may have been away since before the job), else
+     * the leaving thread's own */
+    t->ctx = w->job_ctx ? w->job_ctx : lc_thread_ctx.get ? lc_thread_ctx.get() : NULL;
     t->cur = w->cur;
     t->nest = w->nest;
     t->at_spawn = w->at_spawn;
@@ -78,10 +85,13 @@ static void wait_turn(struct lc_thread *t)
         futex_wait(&t->go, 0);
 }
 
-/* Gives t its turn, on worker w (NULL: stop). */
-static void give_turn(struct lc_thread *t, struct lc_worker *w)
+/* Gives t its turn, on worker w (NULL: stop), from the thread `from`
+ * (NULL: none, the first turn), whose layer state t adopts when it starts
+ * afresh there. */
+static void give_turn(struct lc_thread *t, struct lc_worker *w, const struct lc_thread *from)
 {
     t->slot = w;
+    t->adopt = from ? from->ctx : NULL;
     t->served = 1;
     atomic_store_explicit(&t->go, 1, memory_order_release);
     futex_wake(&t->go, 1);
@@ -141,8 +151,9 @@ static void serve(struct lc_thread *me, struct lc_worker *w)
     w->throttle.task = NULL;
     w->throttle.done = 0;
     lc_stack_setup(w);
-    (void)me;
-    if (w->rt->team_mode && w->rt->workers[w->id].thread == me->pt)
+    if (me->adopt && lc_thread_ctx.adopt)
+        lc_thread_ctx.adopt(me->adopt);   /* its giver is away from w: its state is still */
+    if (w->rt->team_mode && w->id != 0)   /* worker 0's jobs are its master's, who posts them */
         lc_team_loop(w);
     else
         lc_worker_loop(w);
@@ -233,7 +244,7 @@ int lc_threads_ok(struct lc_runtime *rt)
 void lc_threads_go(struct lc_runtime *rt)
 {
     for (struct lc_thread *t = rt->threads_all; t; t = t->all_next)
-        give_turn(t, t->slot);
+        give_turn(t, t->slot, NULL);
 }
 
 /* A new thread, set up and waiting for its turn (to serve w), or NULL. */
@@ -301,7 +312,7 @@ void lc_thread_leave(struct lc_worker *w, struct lc_thread *to)
     me->slot = w;
     atomic_fetch_add_explicit(&w->rt->nsuspended, 1, memory_order_relaxed);
     lc_self = NULL;
-    give_turn(to, w);   /* one that waited for w restores its own state; others start afresh */
+    give_turn(to, w, me);   /* one that waited for w restores its own state; others start afresh */
 }
 
 /* Sleeps until the calling thread, away from w, is given it back. */
@@ -346,7 +357,7 @@ int lc_thread_switch(struct lc_worker *w, int outermost)
     me->slot = w;
     if (!outermost)
         queue_put(w, me, 0);   /* back on w after the threads ahead of it */
-    give_turn(to, w);
+    give_turn(to, w, me);
     if (outermost)
         return 1;   /* w is the other thread's now: not another look at it */
     wait_turn(me);
@@ -363,10 +374,10 @@ void lc_threads_stop(struct lc_runtime *rt)
     pthread_mutex_unlock(&rt->threads_lock);
     /* the idle ones, and those never given a turn (a failed locus_init) */
     for (struct lc_thread *t = idle_list; t; t = t->next)
-        give_turn(t, NULL);
+        give_turn(t, NULL, NULL);
     for (struct lc_thread *t = all; t; t = t->all_next)
         if (!t->served)
-            give_turn(t, NULL);
+            give_turn(t, NULL, NULL);
     for (struct lc_thread *t = all, *n; t; t = n) {
         n = t->all_next;
         pthread_join(t->pt, NULL);

@@ -54,7 +54,26 @@ struct lc_thread {
     uintptr_t stack_floor;
     struct lc_task *throttle_task;
     int64_t throttle_done;
+    /* a layer's per-thread state (lc_thread_ctx): the leaving thread's,
+     * set when it gives a worker away, and the one the receiver adopts */
+    void *ctx;
+    void *adopt;
 };
+
+/*
+ * A layer with per-thread state of its own that tasks read (gomp/: the
+ * thread's team and number in it, which omp_get_thread_num answers) sets
+ * these at load: get, on a thread giving its worker away, returns its
+ * state; adopt, on the thread receiving the worker afresh, makes that
+ * state its own, so that the tasks it runs there see what they would have
+ * seen on the thread they replace.  A thread given its worker back keeps
+ * its own.
+ */
+struct lc_thread_ctx {
+    void *(*get)(void);
+    void (*adopt)(const void *from);
+};
+extern struct lc_thread_ctx lc_thread_ctx;
 
 /*
  * The program may block tasks: called by the interfaces a task blocks

@@ -184,6 +184,7 @@ struct lc_until {
     _Atomic uint64_t *word64;
     uint64_t old64;
     int mode;
+    int outer;    /* the thread's outermost loop all the same (lc_wait_job) */
 };
 
 static inline int64_t children_done(const struct lc_task *t)
@@ -339,7 +340,7 @@ static int wait_away(struct lc_worker *w, const struct lc_until *u)
  * taskwait publishes the pending value it waits for as well, so only the
  * completion that reaches it wakes everyone (run.c).
  */
-static void run_until(struct lc_worker *w, const struct lc_until *u)
+static int run_until(struct lc_worker *w, const struct lc_until *u)
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
@@ -354,14 +355,14 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
         st.note_ns = st.since_ns + LC_FINAL_NOTE_NS;
     }
 
-    int plain = !cond;   /* a thread's outermost loop: it may go idle (thread.h) */
+    int plain = !cond || u->outer;   /* a thread's outermost loop: it may go idle (thread.h) */
     /* tasks may block: wait away from w, not under the tasks w runs
      * meanwhile (locus_finalize's waits excepted: nothing waits for what
      * follows them) */
-    if (cond && u->mode != LC_UNTIL_FINAL
+    if (cond && !plain && u->mode != LC_UNTIL_FINAL
         && __builtin_expect(atomic_load_explicit(&rt->blocking, memory_order_relaxed), 0)
         && !wait_over(rt, u) && wait_away(w, u))
-        return;
+        return 0;
     while (!wait_over(rt, u)) {
         /* a thread waits to be given this worker back: a switch point */
         if (__builtin_expect(lc_thread_waiting(w), 0)) {
@@ -370,7 +371,7 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
                 idle = 0;
             }
             if (lc_thread_switch(w, plain))
-                return;   /* w is another thread's now */
+                return 1;   /* w is another thread's now */
             spins = 0;
             resleep = 0;
             continue;
@@ -486,6 +487,13 @@ static void run_until(struct lc_worker *w, const struct lc_until *u)
     }
     if (__builtin_expect(idle, 0))
         lc_trace_mark(w, LC_EV_IDLE_END, 0);
+    return 0;
+}
+
+int lc_wait_job(struct lc_worker *w, uint32_t old)
+{
+    const struct lc_until u = { .word = &w->rt->job_epoch, .old = old, .outer = 1 };
+    return run_until(w, &u);
 }
 
 void lc_worker_loop(struct lc_worker *w)

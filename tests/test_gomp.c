@@ -3,7 +3,8 @@
  * programs built by gcc -fopenmp against libgomp (the programs in tests/gomp/) run
  * unchanged on Locus (LD_PRELOAD=liblocus-gomp.so, or Locus's libgomp.so.1
  * first on LD_LIBRARY_PATH) in every regime and give libgomp's output;
- * liblocus-gomp exports exactly libgomp's symbols and versions; an entry
+ * liblocus-gomp exports exactly libgomp's symbols and versions (and ALPI's,
+ * under LOCUS_ALPI_1); an entry
  * point it lacks stops the program with its name; bad OMP_ and LOCUS_
  * settings are reported and lose nothing.
  *
@@ -225,6 +226,40 @@ static void test_robust(void **state)
     if (!have_programs(state))
         skip();
     same_as_libgomp_but("omp_robust", 1);
+}
+
+/* ALPI in an OpenMP program (tests/gomp/omp_alpi.c), found with dlsym as
+ * TAMPI finds it: libgomp has none, Locus's layer binds it to its tasks.
+ * Not on a team of one thread, whose tasks liblocus-gomp runs at once
+ * (gomp/task.c): a task that blocks there blocks its region. */
+static void test_alpi(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    static const char expect[] =
+        "main is a task; the polling task ran while main slept\n"
+        "16 tasks blocked and resumed; every task saw its team\n"
+        "an event held the dependent task until fulfilled\n"
+        "the polling task ran through the region and stopped\n";
+    struct result r;
+    char what[256];
+    if (!tsan) {
+        const char *ref_env[] = { "OMP_NUM_THREADS=4", NULL };
+        run(&r, "omp_alpi", 0, ref_env);
+        expect_ok(&r, "omp_alpi on libgomp");
+        assert_string_equal(r.out, "no ALPI\n");
+    }
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        const char *const *env = configs[c];
+        if (!strcmp(env[0], "OMP_NUM_THREADS=1"))
+            continue;
+        run(&r, "omp_alpi", 1, env);
+        snprintf(what, sizeof what, "omp_alpi on Locus (%s %s %s)", env[0],
+                 env[1] ? env[1] : "", env[1] && env[2] ? env[2] : "");
+        expect_ok(&r, what);
+        if (strcmp(r.out, expect))
+            fail_msg("%s: output\n%s\nexpected\n%s", what, r.out, expect);
+    }
 }
 
 static void test_worksharing(void **state)
@@ -553,6 +588,19 @@ static void test_abi_is_libgomps(void **state)
     }
     char *theirs = exports(lib), *ours = exports(layer);
     assert_true(strlen(theirs) > 1000);   /* objdump worked */
+    /* and ALPI's entries, under a node of their own (TAMPI binds to them
+     * by name): taken out of ours, counted */
+    int nalpi = 0;
+    for (char *l = ours, *next; *l; l = next) {
+        next = strchr(l, '\n');
+        next = next ? next + 1 : l + strlen(l);
+        if (!strncmp(l, "LOCUS_ALPI_1 alpi_", 18)) {
+            memmove(l, next, strlen(next) + 1);
+            next = l;
+            nalpi++;
+        }
+    }
+    assert_int_equal(nalpi, 18);   /* every function of include/alpi.h */
     if (strcmp(theirs, ours)) {
         /* name the first difference */
         size_t i = 0;
@@ -584,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_abi_is_libgomps),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_robust),
+        cmocka_unit_test(test_alpi),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_reductions),
         cmocka_unit_test(test_nested),
