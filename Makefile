@@ -49,7 +49,7 @@
 #   check          deps, all, then check-plain, check-asan, check-tsan (all
 #                  three run; fails if any failed); ends with a total line
 #   check-plain    tests (tools/run-tests) + every example once, in build/,
-#                  then check-gomp-conformance
+#                  then check-gomp-conformance and check-tampi
 #   check-gomp-conformance  gcc's libgomp testsuite on liblocus-gomp
 #                  (tests/libgomp-conformance/run; needs gcc-12-source)
 #   check-numa-vm  tests/numa-vm/run: page placement checked in QEMU guests
@@ -58,6 +58,8 @@
 #                  then the conformance stage's task-related tests on that
 #                  build's liblocus-gomp (_check-gomp-conformance-san)
 #   check-tsan     the same in build-tsan/ with TSan
+#   check-tampi    tests/tampi/run: TAMPI 4.1 built from third_party/ and its
+#                  tests ported to Locus under mpirun (part of check-plain)
 #   check-mpi      only tests/mpi/run (locus-mpi and the distributed benchmarks
 #                  under mpirun -np 2 and 4), in build/; part of every suite
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
@@ -197,6 +199,7 @@ PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP) $(GOMP_TEST
 FLAGS_TRACK = $(BUILD)/FLAGS.track
 
 .PHONY: all lib gomp mpilib check check-plain check-gomp-conformance _check-gomp-conformance \
+	check-tampi _check-tampi \
 	_check-gomp-conformance-san \
 	check-numa-vm check-asan check-tsan check-mpi demo install uninstall \
 	deps clean distclean FORCE _run-tests _run-examples
@@ -385,7 +388,23 @@ check-plain:
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-tests || rc=1; \
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-examples || rc=1; \
 	$(MAKE) --no-print-directory _check-gomp-conformance || rc=1; \
+	$(MAKE) --no-print-directory _check-tampi || rc=1; \
 	exit $$rc
+
+# BSC's TAMPI 4.1, built unchanged from third_party/tampi-4.1, under its own
+# tests ported to Locus: np 2 and 4 x LOCUS_THREADS 1 and 2 x naft and dft,
+# TAMPI's defaults, 10 repetitions (tests/tampi/run says how; it skips, with
+# its reason, where MPI or a tool TAMPI's build needs is missing).  Part of
+# check-plain (about 20 minutes on 2 cores); the target alone rebuilds
+# first.  TAMPI_TEST_REPS=N for fewer repetitions by hand.
+check-tampi:
+	@$(MAKE) --no-print-directory BUILD=build SAN=none all
+	@$(MAKE) --no-print-directory _check-tampi
+
+_check-tampi:
+	@echo '=== TAMPI 4.1 on Locus (tests/tampi/run)'
+	@BUILD=build MPI_TEST_HAVE_MPI=$(HAVE_MPI) MPIRUN='$(MPIRUN)' RUN_TESTS_TIMEOUT=3600 \
+		RUN_TESTS_LABEL=tampi tools/run-tests tests/tampi/run
 
 # gcc's own libgomp testsuite on liblocus-gomp (tests/libgomp-conformance/run
 # says how; it skips, with its reason, where gcc-N-source is not installed).

@@ -146,7 +146,7 @@ static void body_share_done(struct lc_task *t)
     struct lc_worker *w = lc_self;
     struct lc_runtime *rt = lc_rt;
     if (w && w->rt == rt) {
-        lc_complete(w, t, 0);
+        lc_complete(w, t, LC_COMPLETE_EVENT);
         return;
     }
     /* release: the worker that completes t sees everything before this */
@@ -282,9 +282,18 @@ static int ext_drain(struct lc_worker *w)
         return 0;
     struct lc_task *t = atomic_exchange_explicit(&lc_ext_head, NULL, memory_order_acquire);
     int any = t != NULL;
+    /* pushed newest first: completed in the order their events were
+     * fulfilled (ready.h, LC_READY_EVENT) */
+    struct lc_task *fifo = NULL;
     while (t) {
+        struct lc_task *next = t->qnext;
+        t->qnext = fifo;
+        fifo = t;
+        t = next;
+    }
+    for (t = fifo; t;) {
         struct lc_task *next = t->qnext;   /* read before t may be freed */
-        lc_complete(w, t, 0);
+        lc_complete(w, t, LC_COMPLETE_EVENT);
         t = next;
     }
     return any;

@@ -104,7 +104,7 @@ LOCUS_API int locus_poll_register(const char *name, locus_poll_fn fn, void *data
     unlock();
     struct lc_runtime *rt = lc_rt;
     if (rt)
-        lc_wake_all(rt);   /* any thread may: the epochs are atomics */
+        lc_wake_workers(rt);   /* any thread may: the epochs are atomics */
     return 0;
 }
 

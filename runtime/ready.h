@@ -42,6 +42,8 @@ enum lc_ready_how {
                                wait for it but its spawner */
     LC_READY_RELEASED,      /* a completion on w released it; w may run it next */
     LC_READY_RELEASED_BUSY, /* released on w, which runs something else next */
+    LC_READY_EVENT,         /* released by a completion that the fulfilment of an event
+                               made (events.c), not by the end of a body */
     LC_READY_DETACHED,      /* it has no parent (independent.c): queued for any worker */
 };
 
@@ -97,7 +99,7 @@ enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, unsigned prio,
 {
     struct lc_runtime *rt = w->rt;
     const struct lc_sched_ops *sched = rt->sched;
-    if (how == LC_READY_DETACHED)
+    if (how == LC_READY_DETACHED || how == LC_READY_EVENT)
         return LC_ACT_QUEUE;
     if (how != LC_READY_RELEASED_BUSY && __builtin_expect(lc_ready_top_prio(w) > prio, 0))
         return LC_ACT_QUEUE;
@@ -130,6 +132,7 @@ enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, unsigned prio,
                                   &w->grain.est, memory_order_relaxed))
                ? LC_ACT_QUEUE : LC_ACT_HAND_OFF;
     case LC_READY_DETACHED:
+    case LC_READY_EVENT:
         break;
     }
     return LC_ACT_QUEUE;
@@ -176,8 +179,18 @@ static inline struct lc_task *lc_task_ready(struct lc_worker *w, struct lc_task 
 {
     /* a task that waited for predecessors is placed by what is known now,
      * not only by what was known at its spawn */
-    if (how == LC_READY_RELEASED || how == LC_READY_RELEASED_BUSY)
+    if (how == LC_READY_RELEASED || how == LC_READY_RELEASED_BUSY || how == LC_READY_EVENT)
         lc_locality_ready(w, t);
+    /* Events are fulfilled in the outside world's order (a network's: the
+     * order messages arrive in, which is the order a peer sent them in), and
+     * the tasks they release keep it: queued first in, first out, not on a
+     * deque whose owner takes the newest first.  Otherwise a stream of
+     * fulfilments (a polling task's, every 100 us) buries the older tasks
+     * under the newer, and the program's next requests come out in an order
+     * its peers did not send in: each receive of MPI then matches past a
+     * growing queue of unexpected messages (tests/tampi). */
+    if (how == LC_READY_EVENT)
+        t->flags |= LC_TF_FIFO;
     return lc_ready_do(w, t, lc_ready_decide(w, t->node, t->prio, how));
 }
 

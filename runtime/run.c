@@ -102,6 +102,15 @@ static struct lc_task *released_decide(struct lc_worker *w, struct released *r,
 {
     if (!r->n)
         return NULL;
+    if (may_run_next == LC_COMPLETE_EVENT) {   /* all queued, in the order released */
+        for (unsigned i = 0; i < r->n; i++)
+            lc_task_ready(w, r->v[i], LC_READY_EVENT);
+        for (struct lc_task *s = r->head, *n; s; s = n) {
+            n = s->qnext;
+            lc_task_ready(w, s, LC_READY_EVENT);
+        }
+        return NULL;
+    }
     struct lc_task *cand = r->v[0];
     if (__builtin_expect(atomic_load_explicit(&w->rt->prio_on, memory_order_relaxed), 0)) {
         for (unsigned i = 1; i < r->n; i++)
@@ -119,7 +128,8 @@ static struct lc_task *released_decide(struct lc_worker *w, struct released *r,
         if (s != cand)
             lc_task_ready(w, s, LC_READY_RELEASED_BUSY);
     }
-    return lc_task_ready(w, cand, may_run_next ? LC_READY_RELEASED : LC_READY_RELEASED_BUSY);
+    return lc_task_ready(w, cand, may_run_next == LC_COMPLETE_NEXT ? LC_READY_RELEASED
+                                                                   : LC_READY_RELEASED_BUSY);
 }
 
 struct lc_task *lc_complete_chain(struct lc_worker *w, struct lc_task *t, int may_run_next)

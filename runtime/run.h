@@ -16,6 +16,10 @@
 
 /* run.c: the completion of a counted task and of the ancestors it was the
  * last incomplete child of, its released successors decided (ready.h). */
+/* may_run_next: LC_COMPLETE_BUSY (0: w runs something else next),
+ * LC_COMPLETE_NEXT (1: w may run a released task next), LC_COMPLETE_EVENT
+ * (the fulfilment of t's last event completes it: ready.h, LC_READY_EVENT). */
+enum { LC_COMPLETE_BUSY = 0, LC_COMPLETE_NEXT = 1, LC_COMPLETE_EVENT = 2 };
 struct lc_task *lc_complete_chain(struct lc_worker *w, struct lc_task *t, int may_run_next);
 /* run.c: lc_call_body between the task's begin and end events. */
 void lc_call_body_traced(struct lc_worker *w, struct lc_task *t);

@@ -249,6 +249,10 @@ void lc_worker_loop(struct lc_worker *w);
  * tasks on w until the job epoch differs from old; 1 when the thread gave
  * w away meanwhile (thread.h: it then leaves its loop). */
 int lc_wait_job(struct lc_worker *w, uint32_t old);
+/* lc_wake_workers wakes every sleeping worker (every node's sleepers);
+ * lc_wake_all those and the threads waiting away from their workers for a
+ * condition (wait.c: wait_away) too. */
+void lc_wake_workers(struct lc_runtime *rt);
 void lc_wake_all(struct lc_runtime *rt);
 /* Wakes every sleeper of node (thread.c: the thread serving a worker there
  * has a thread to hand it to), and team-mode workers waiting for a job. */

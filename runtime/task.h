@@ -188,6 +188,8 @@ _Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor gr
                                 first: a thief need not leave it alone (ready.h) */
 #define LC_TF_UNCOUNTED 0x20u /* run at its spawn without dependencies and not (yet)
                                  counted among its parent's children (run.c) */
+#define LC_TF_FIFO    0x40u  /* released by an event's fulfilment: the policy queues it
+                                behind those released so before it (ready.h) */
 
 /* The innermost task group open in t's body, or NULL (t's own thread). */
 static inline struct lc_taskgroup *lc_task_open_group(const struct lc_task *t)

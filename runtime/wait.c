@@ -81,10 +81,15 @@ void lc_wake_node_all(struct lc_runtime *rt, int node)
     }
 }
 
-void lc_wake_all(struct lc_runtime *rt)
+void lc_wake_workers(struct lc_runtime *rt)
 {
     for (int i = 0; i < rt->topo.nnodes; i++)
         wake_node(&rt->nsync[i], INT_MAX);
+}
+
+void lc_wake_all(struct lc_runtime *rt)
+{
+    lc_wake_workers(rt);
     /* threads away from their workers, waiting for a condition
      * (wait_away): they count themselves here before in ntw_sleepers, which
      * the caller read after changing the condition */

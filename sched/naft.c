@@ -85,7 +85,8 @@ struct naft {
      * woken for another node's task would sleep again without looking */
     unsigned steal_spin;
     struct naft_local *local;   /* per worker: its deques */
-    struct lc_fifo spill;       /* tasks without a node a deque could not take */
+    struct lc_fifo spill;       /* tasks without a node a deque could not take, and
+                                   those an event released (LC_TF_FIFO), in order */
     struct lc_prio_set prio;
     /* first-touch tasks dealt so far: written by every first-touch
      * placement, so on a line of its own */
@@ -304,14 +305,17 @@ static int naft_push(struct lc_worker *w, struct lc_task *t)
         return node < 0 ? LC_WAKE_ANY : node;
     }
     if (node < 0) {                 /* affinity-free: any node's idle worker may take it */
-        lc_deque_push_or_spill(&own->dq, &s->spill, t);
+        if (__builtin_expect(t->flags & LC_TF_FIFO, 0))
+            lc_fifo_push(&s->spill, t);   /* in its events' order (ready.h) */
+        else
+            lc_deque_push_or_spill(&own->dq, &s->spill, t);
         return LC_WAKE_ANY;
     }
     if (t->flags & LC_TF_BOUND) {
         lc_fifo_push(&s->nodes[node].bound, t);
         return node;                /* only its own node may run it */
     }
-    if (node == w->node && own->has_adq)
+    if (node == w->node && own->has_adq && !(t->flags & LC_TF_FIFO))
         lc_deque_push_or_spill(&own->adq, &s->nodes[node].inbox, t);
     else
         lc_fifo_push(&s->nodes[node].inbox, t);

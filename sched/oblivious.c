@@ -25,7 +25,8 @@ struct obl {
     struct lc_deque *dq;        /* per worker; w->sched_local is its own */
     int *all;                   /* the ids of all workers: everyone is everyone's victim */
     int nworkers, nnodes;
-    struct lc_fifo spill;       /* tasks a deque that could not grow did not take */
+    struct lc_fifo spill;       /* tasks a deque that could not grow did not take, and
+                                   those an event released (LC_TF_FIFO), in order */
     struct lc_prio_set prio;
 };
 
@@ -78,6 +79,8 @@ static int obl_push(struct lc_worker *w, struct lc_task *t)
     struct obl *s = w->rt->sched_data;
     if (__builtin_expect(t->prio != 0, 0))
         lc_prio_push(&s->prio, w->node, t);
+    else if (__builtin_expect(t->flags & LC_TF_FIFO, 0))
+        lc_fifo_push(&s->spill, t);   /* in its events' order (ready.h) */
     else
         lc_deque_push_or_spill(w->sched_local, &s->spill, t);
     return LC_WAKE_ANY;

@@ -107,7 +107,9 @@ struct lc_sched_ops {
     void (*place)(struct lc_worker *w, struct lc_task *t, const struct lc_placement *pl);
     /* t is ready: queue it.  Returns who may take it (LC_WAKE_ANY or a
      * node), for the core to wake.  Never fails: a queue that cannot grow
-     * keeps the task on a list linked through t->qnext (steal.h). */
+     * keeps the task on a list linked through t->qnext (steal.h).  A task
+     * with LC_TF_FIFO (released by an event's fulfilment, ready.h) goes
+     * where tasks are taken first in, first out, not on a deque. */
     int (*push)(struct lc_worker *w, struct lc_task *t);
     /* A light task (it->c has LC_QI_LIGHT): queue it where any node's
      * workers may take it.  0, or -ENOMEM when it could not be queued (the
