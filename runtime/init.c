@@ -318,7 +318,7 @@ static int init_runtime(int team_mode, int team_threads)
     }
 
     lc_self = &rt->workers[0];
-    lc_thread_init_initial(&initial_thread);
+    lc_thread_init_initial(&initial_thread, &rt->workers[0]);
     lc_rt = rt;
     /* after publishing rt: a note made meanwhile sets one or the other */
     if (atomic_load_explicit(&lc_blocking_wanted, memory_order_seq_cst))

@@ -40,9 +40,10 @@ void lc_blocking_note(void)
         atomic_store_explicit(&rt->blocking, 1, memory_order_relaxed);
 }
 
-void lc_thread_init_initial(struct lc_thread *t)
+void lc_thread_init_initial(struct lc_thread *t, struct lc_worker *w)
 {
     memset(t, 0, sizeof *t);
+    t->slot = w;
     t->initial = 1;
     t->ok = 1;
     t->pt = pthread_self();
@@ -309,7 +310,8 @@ void lc_thread_leave(struct lc_worker *w, struct lc_thread *to)
     struct lc_thread *me = lc_thr;
     save_exec(w, me);
     atomic_store_explicit(&me->go, 0, memory_order_relaxed);
-    me->slot = w;
+    /* me->slot is w already (struct lc_thread): an unblocker reads it as
+     * soon as it sees the task PARKED, which may be before this */
     atomic_fetch_add_explicit(&w->rt->nsuspended, 1, memory_order_relaxed);
     lc_self = NULL;
     give_turn(to, w, me);   /* one that waited for w restores its own state; others start afresh */
@@ -354,7 +356,6 @@ int lc_thread_switch(struct lc_worker *w, int outermost)
     struct lc_thread *me = lc_thr;
     save_exec(w, me);
     atomic_store_explicit(&me->go, 0, memory_order_relaxed);
-    me->slot = w;
     if (!outermost)
         queue_put(w, me, 0);   /* back on w after the threads ahead of it */
     give_turn(to, w, me);

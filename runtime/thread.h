@@ -37,7 +37,11 @@ struct lc_task;
 
 struct lc_thread {
     _Alignas(64) _Atomic uint32_t go;   /* futex word: 1 once its turn has come */
-    struct lc_worker *slot;             /* the worker it serves, or is to serve */
+    struct lc_worker *slot;             /* the worker it serves, or is to serve: set
+                                           with its turn (give_turn, lc_thread_new,
+                                           locus_init's thread) and unchanged while
+                                           it serves, blocked tasks' unblockers read
+                                           it (lc_thread_resume) */
     struct lc_thread *next;             /* in the idle list, or a worker's queue */
     struct lc_thread *all_next;         /* every thread the runtime started */
     pthread_t pt;
@@ -94,8 +98,9 @@ extern _Atomic int lc_blocking_wanted;
 /* The calling thread's record, NULL on threads the runtime does not know. */
 extern __thread struct lc_thread *lc_thr __attribute__((tls_model("initial-exec")));
 
-/* init.c: the initial thread's record (static: it outlives no runtime). */
-void lc_thread_init_initial(struct lc_thread *t);
+/* init.c: the initial thread's record (static: it outlives no runtime),
+ * serving worker 0. */
+void lc_thread_init_initial(struct lc_thread *t, struct lc_worker *w);
 /* A worker thread's life (init.c starts it on worker w): serves w, then,
  * whenever it has given its worker away at its outermost loop, waits idle
  * for another to serve, until the runtime stops. */

@@ -288,6 +288,8 @@ static int stalled(struct lc_worker *w, const struct lc_until *u, struct lc_stal
 static int wait_away(struct lc_worker *w, const struct lc_until *u)
 {
     struct lc_runtime *rt = w->rt;
+    if (!lc_thr)
+        return 0;   /* a thread the runtime does not know: it has no record to sleep on */
     struct lc_thread *to = lc_thread_reserve(w);
     if (!to)
         return 0;
