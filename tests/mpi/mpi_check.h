@@ -61,4 +61,17 @@ static void mc_watchdog(unsigned seconds)
     alarm(seconds);
 }
 
+/* MPI_Init_thread at MPI_THREAD_MULTIPLE, checked; *rank (also mc_rank)
+ * and *nranks, which must be even: the programs pair ranks up (rank ^ 1). */
+static inline void mc_mpi_init_pairs(int *argc, char ***argv, int *rank, int *nranks)
+{
+    int provided;
+    MC_EQ(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), MPI_SUCCESS);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nranks);
+    mc_rank = *rank;
+    MC_TRUE(provided == MPI_THREAD_MULTIPLE, "MPI gives thread level %d", provided);
+    MC_TRUE(*nranks % 2 == 0, "needs an even number of ranks, not %d", *nranks);
+}
+
 #endif /* MPI_CHECK_H */

@@ -94,14 +94,9 @@ static void odd_late(void *p)
 
 int main(int argc, char **argv)
 {
-    int provided, nranks;
+    int nranks;
     mc_watchdog(120);
-    MC_EQ(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided), MPI_SUCCESS);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    mc_rank = rank;
-    MC_TRUE(provided == MPI_THREAD_MULTIPLE, "MPI gives thread level %d", provided);
-    MC_TRUE(nranks % 2 == 0, "needs an even number of ranks, not %d", nranks);
+    mc_mpi_init_pairs(&argc, &argv, &rank, &nranks);
     partner = rank ^ 1;
 
     MC_EQ(locus_init(), 0);
