@@ -231,6 +231,20 @@ struct lc_stall {
  *    for events nobody has fulfilled yet or are blocked: a program that
  *    forgot one would otherwise hang without a word.
  */
+/* The throttle's half of that: whether it lets the spawn through, with
+ * `asleep` other workers asleep meaning nothing runs (st->done and
+ * st->since_ns follow the spawner's completed children). */
+static int throttle_gives_way(struct lc_runtime *rt, const struct lc_until *u,
+                              struct lc_stall *st, uint64_t now, int asleep)
+{
+    int64_t done = children_done(u->t);
+    if (done != st->done) {
+        st->done = done;
+        st->since_ns = now;
+    }
+    return lc_sleepers(rt, -1) >= asleep || now - st->since_ns >= LC_THROTTLE_STALL_NS;
+}
+
 static int stalled(struct lc_worker *w, const struct lc_until *u, struct lc_stall *st,
                    uint64_t *nap)
 {
@@ -238,15 +252,9 @@ static int stalled(struct lc_worker *w, const struct lc_until *u, struct lc_stal
     uint64_t now = lc_now_ns();
     *nap = 0;
     if (u->mode == LC_UNTIL_THROTTLE) {
-        int64_t done = children_done(u->t);
-        if (done != st->done) {
-            st->done = done;
-            st->since_ns = now;
-        }
-        if (lc_sleepers(rt, -1) >= rt->nworkers - 1
-            || now - st->since_ns >= LC_THROTTLE_STALL_NS) {
+        if (throttle_gives_way(rt, u, st, now, rt->nworkers - 1)) {
             w->throttle.task = u->t;
-            w->throttle.done = done;
+            w->throttle.done = st->done;
             return 1;
         }
         *nap = LC_THROTTLE_NAP_NS;
@@ -293,21 +301,15 @@ static int wait_away(struct lc_worker *w, const struct lc_until *u)
     struct lc_thread *to = lc_thread_reserve(w);
     if (!to)
         return 0;
-    int64_t done = -1;
-    uint64_t since = lc_now_ns();
+    struct lc_stall st = { -1, lc_now_ns(), 0, 0 };
     int let_through = 0;
     lc_thread_leave(w, to);
     /* w is another thread's now: only rt, the condition and our record */
     while (!wait_over(rt, u)) {
         uint64_t nap = 0;
         if (u->mode == LC_UNTIL_THROTTLE) {
-            uint64_t now = lc_now_ns();
-            int64_t d = children_done(u->t);
-            if (d != done) {
-                done = d;
-                since = now;
-            }
-            if (lc_sleepers(rt, -1) >= rt->nworkers || now - since >= LC_THROTTLE_STALL_NS) {
+            /* every worker asleep: this thread serves none of them */
+            if (throttle_gives_way(rt, u, &st, lc_now_ns(), rt->nworkers)) {
                 let_through = 1;
                 break;
             }
@@ -334,7 +336,7 @@ static int wait_away(struct lc_worker *w, const struct lc_until *u)
     lc_thread_rejoin(w);
     if (let_through) {
         w->throttle.task = u->t;
-        w->throttle.done = done;
+        w->throttle.done = st.done;
     }
     return 1;
 }
