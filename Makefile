@@ -136,7 +136,14 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(INCLUDES) $(HWLOC_CFLAGS) $(OTF2_CFLAGS) $(CPPFLAG
 DEPFLAGS = -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) $(PTHREAD_CFLAGS)
 MPI_ALL_CFLAGS = $(ALL_CFLAGS) -iquote mpi $(MPI_CFLAGS)
-LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(JEMALLOC_LIBS) $(PAPI_LIBS) $(LIKWID_LIBS) $(OTF2_LIBS) \
+# libjemalloc.so exports C++'s operator new and delete: whichever of it and
+# libstdc++ comes first in the process's lookup order gets every C++
+# library's, and libstdc++'s inlined deletes call glibc's free.  So
+# libstdc++ comes first (it is in every process that loads hwloc's XML
+# support anyway): a C program of ours that loads a C++ library later (the
+# simulator's SimGrid: sim/) keeps new and delete together.
+STDCXX_FIRST = -Wl,--push-state,--no-as-needed -l:libstdc++.so.6 -Wl,--pop-state
+LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(STDCXX_FIRST) $(JEMALLOC_LIBS) $(PAPI_LIBS) $(LIKWID_LIBS) $(OTF2_LIBS) \
 	$(PTHREAD_LIBS) -lm $(LIBS)
 TEST_LIBS = $(LIB_LIBS) $(CMOCKA_LIBS)
 BENCH_LIBS = $(LIB_LIBS) $(BLAS_LIBS)
@@ -154,6 +161,7 @@ TOOL_SCRIPTS := tools/locus-trace
 BENCH_MPI_SRCS := $(wildcard benchmarks/*-mpi/*.c)
 BENCH_SRCS := $(filter-out $(BENCH_MPI_SRCS),$(wildcard benchmarks/*/*.c))
 MPI_SRCS := $(wildcard mpi/*.c)
+SIM_SRCS := $(wildcard sim/*.c)
 MPI_TEST_SRCS := $(wildcard tests/mpi/*.c)
 BENCH_OMP_SRCS := $(filter %_omp.c,$(BENCH_SRCS))
 BENCH_LOCUS_SRCS := $(filter-out %_omp.c,$(BENCH_SRCS))
@@ -192,6 +200,10 @@ MPI_LIB_SO = $(BUILD)/$(MPI_SONAME)
 MPI_TESTS = $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(MPI_TEST_SRCS))
 BENCH_MPI = $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_MPI_SRCS))))
 endif
+ifeq ($(HAVE_SIMGRID),1)
+SIM_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS))
+SIM_SO = $(BUILD)/liblocus-sim.so
+endif
 PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP) $(GOMP_TESTS) \
 	$(MPI_TESTS) $(BENCH_MPI)
 
@@ -206,7 +218,7 @@ FLAGS_TRACK = $(BUILD)/FLAGS.track
 
 all: lib gomp mpilib $(PROGRAMS)
 
-lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINK)
+lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINK) $(SIM_SO)
 
 mpilib: $(MPI_LIB_A) $(MPI_LIB_SO)
 
@@ -267,6 +279,12 @@ $(LIB_SO): $(LIB_OBJS) liblocus.map
 
 $(LIB_SO_LINK): $(LIB_SO)
 	$(QUIET)ln -sf $(SONAME) $@
+
+# liblocus-sim: the simulator plug-in (sim/), which liblocus loads with
+# LOCUS_SIM set; it sees the runtime only through runtime/sim.h.
+$(SIM_SO): $(SIM_OBJS)
+	$(QUIET_LINK)$(CC) -shared -Wl,--no-undefined -o $@ $(SIM_OBJS) $(ALL_LDFLAGS) \
+		$(SIMGRID_LIBS) $(PTHREAD_LIBS) -lm
 
 # liblocus-mpi: mpi/ compiled with the MPI wrapper's flags (the more
 # specific pattern wins over the generic object rule), its own archive and
@@ -358,7 +376,7 @@ $(BENCH_MPI): $(BUILD)/bench/%: $$(call bench_mpi_src,$$*) \
 	$(QUIET_LINK)$(CC) $(MPI_ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
 		$(MPI_LIB_A) $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LIBS) $(MPI_LIBS)
 
--include $(wildcard $(MPI_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(GOMP_OBJS:.o=.d) \
+-include $(wildcard $(MPI_OBJS:.o=.d) $(SIM_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(GOMP_OBJS:.o=.d) \
 	$(TEST_SUPPORT_OBJS:.o=.d) $(addsuffix .d,$(PROGRAMS)))
 
 # ---------------------------------------------------------------- tests

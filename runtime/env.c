@@ -41,7 +41,8 @@ static const char *const known_names[] = {
     "LOCUS_REGIME",  "LOCUS_SCHED",    "LOCUS_PAGES",    "LOCUS_TOPOLOGY",
     "LOCUS_STEAL",   "LOCUS_STEAL_SPIN", "LOCUS_REPORT", "LOCUS_VERBOSE",
     "LOCUS_COUNTERS", "LOCUS_GRAIN_NS", "LOCUS_POLL_US", "LOCUS_TEST_SANITIZER",
-    "LOCUS_TRACE",   "LOCUS_DAG",
+    "LOCUS_TRACE",   "LOCUS_DAG",      "LOCUS_SIM",      "LOCUS_SIM_MACHINE",
+    "LOCUS_SIM_MODEL", "LOCUS_SIM_SEED", "LOCUS_SIM_SCHEDULE",
 };
 #define NKNOWN (sizeof known_names / sizeof known_names[0])
 
@@ -379,6 +380,41 @@ static int parse_all(struct penv *p, struct lc_options *o)
         return r;
     if ((r = parse_text(p, "LOCUS_DAG", "a file path for the Graphviz task graph", o->dag)) < 0)
         return r;
+
+    /* LOCUS_SIM names the topology it simulates, which LOCUS_TOPOLOGY may
+     * repeat but not contradict */
+    if ((r = parse_text(p, "LOCUS_SIM", "the topology to simulate (a preset name, an hwloc "
+                        "synthetic description or an XML file path)", o->sim)) < 0)
+        return r;
+    if (r) {
+        if (o->topology[0] && strcmp(o->topology, o->sim) != 0) {
+            const char *raw2, *v2;
+            size_t n2;
+            lookup(p, "LOCUS_SIM", &raw2, &v2, &n2);
+            return fail(p, "LOCUS_SIM", raw2, "expected the topology LOCUS_TOPOLOGY names "
+                        "('%s'), or LOCUS_TOPOLOGY unset", o->topology);
+        }
+        snprintf(o->topology, sizeof o->topology, "%s", o->sim);
+    }
+    if ((r = parse_text(p, "LOCUS_SIM_MACHINE", "a machine model file path", o->sim_machine)) < 0)
+        return r;
+    if ((r = parse_text(p, "LOCUS_SIM_MODEL", "a task model file path", o->sim_model)) < 0)
+        return r;
+    if ((r = parse_text(p, "LOCUS_SIM_SCHEDULE", "a file path for the simulated schedule",
+                        o->sim_schedule)) < 0)
+        return r;
+    if ((r = parse_uint(p, "LOCUS_SIM_SEED", 0, 4294967295ul, "default 0", &x)) < 0)
+        return r;
+    if (r)
+        o->sim_seed = x;
+    if (!o->sim[0] && (o->sim_machine[0] || o->sim_model[0] || o->sim_schedule[0])) {
+        const char *raw2, *v2;
+        size_t n2;
+        const char *nm = o->sim_machine[0] ? "LOCUS_SIM_MACHINE"
+                         : o->sim_model[0] ? "LOCUS_SIM_MODEL" : "LOCUS_SIM_SCHEDULE";
+        lookup(p, nm, &raw2, &v2, &n2);
+        return fail(p, nm, raw2, "only read under simulation: set LOCUS_SIM as well");
+    }
 
     if ((r = parse_uint(p, "LOCUS_VERBOSE", 0, 3, "default 0", &x)) < 0)
         return r;

@@ -42,6 +42,14 @@ struct lc_options {
     char report[LC_PATH_MAX];       /* LOCUS_REPORT: "" = none, "stderr", or a file path */
     char trace[LC_PATH_MAX];        /* LOCUS_TRACE: "" = none, else the OTF2 archive's directory */
     char dag[LC_PATH_MAX];          /* LOCUS_DAG: "" = none, else the Graphviz dot file */
+    char sim[LC_PATH_MAX];          /* LOCUS_SIM: "" = run for real, else the topology simulated
+                                       (what LOCUS_TOPOLOGY accepts; locus-sim(7)) */
+    char sim_machine[LC_PATH_MAX];  /* LOCUS_SIM_MACHINE: "" = the topology's own model, else a
+                                       machine model file (sim/machine.c) */
+    char sim_model[LC_PATH_MAX];    /* LOCUS_SIM_MODEL: "" = none, else a task model file */
+    char sim_schedule[LC_PATH_MAX]; /* LOCUS_SIM_SCHEDULE: "" = none, else a file for the
+                                       simulated schedule (a line per body) */
+    unsigned long sim_seed;         /* LOCUS_SIM_SEED: perturbs the workers' choices, default 0 */
     int verbose;                    /* LOCUS_VERBOSE: 0..3, default 0 */
     enum lc_counters_req counters;  /* LOCUS_COUNTERS: auto (default) | perf | papi | likwid | none */
     int likwid_marker;              /* LIKWID_EVENTS and LIKWID_FILEPATH set (non-empty): the

@@ -7,11 +7,24 @@
 #define LC_FUTEX_H
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "sim.h"
+
+/* Gives the processor to another thread (another simulated one under
+ * LOCUS_SIM). */
+static inline void lc_yield(void)
+{
+    if (__builtin_expect(lc_sim != NULL, 0))
+        lc_sim->yield();
+    else
+        sched_yield();
+}
 
 static inline void cpu_relax(void)
 {
@@ -25,18 +38,30 @@ static inline void cpu_relax(void)
 /* Sleeps while *addr == val (returns at once otherwise, or on a wake-up). */
 static inline void futex_wait(_Atomic uint32_t *addr, uint32_t val)
 {
+    if (__builtin_expect(lc_sim != NULL, 0)) {   /* simulated time (sim.h) */
+        lc_sim->wait(addr, val, 0);
+        return;
+    }
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
 /* futex_wait for at most ns nanoseconds. */
 static inline void futex_wait_ns(_Atomic uint32_t *addr, uint32_t val, uint64_t ns)
 {
+    if (__builtin_expect(lc_sim != NULL, 0)) {
+        lc_sim->wait(addr, val, ns ? ns : 1);
+        return;
+    }
     struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
 }
 
 static inline void futex_wake(_Atomic uint32_t *addr, int n)
 {
+    if (__builtin_expect(lc_sim != NULL, 0)) {
+        lc_sim->wake(addr, n);
+        return;
+    }
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 

@@ -40,6 +40,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "sim.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
@@ -78,6 +80,8 @@ enum { LC_GRAIN_QUEUE = 0, LC_GRAIN_RUN = 1, LC_GRAIN_ASK = 2 };
 /* A cheap, monotonic clock: the TSC where there is one, else nanoseconds. */
 static inline uint64_t lc_ticks(void)
 {
+    if (__builtin_expect(lc_sim != NULL, 0))   /* simulated time: nanoseconds (sim.h) */
+        return lc_sim->now_ns();
 #if defined(__x86_64__) || defined(__i386__)
     return __rdtsc();
 #else

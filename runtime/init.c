@@ -19,6 +19,7 @@
 #include "events.h"
 #include "futex.h"
 #include "runtime.h"
+#include "sim.h"
 #include "spin.h"
 #include "team.h"
 #include "thread.h"
@@ -59,12 +60,12 @@ static int start_worker(struct lc_runtime *rt, struct lc_worker *w)
         if (pthread_attr_init(&a) == 0) {
             r = pthread_attr_setaffinity_np(&a, sizeof set, &set);
             if (r == 0)
-                r = pthread_create(&t->pt, &a, lc_thread_main, t);
+                r = lc_thread_spawn(t, &a);
             pthread_attr_destroy(&a);
         }
     }
     if (r == EINVAL)
-        r = pthread_create(&t->pt, NULL, lc_thread_main, t);
+        r = lc_thread_spawn(t, NULL);
     if (r != 0) {
         lc_thread_free(t);
         return r;
@@ -207,6 +208,16 @@ static int init_runtime(int team_mode, int team_threads)
     }
 
     int ncpus = lc_affinity_cpus();
+    if (rt->opt.sim[0]) {
+        /* simulated: a worker per simulated core by default, and no thread
+         * is bound to this machine's CPUs */
+        ncpus = rt->topo.ncpus;
+        rt->opt.bind = LC_BIND_NONE;
+        /* an idle worker polls what it would poll on a shared CPU, then
+         * sleeps (each poll is an event of the simulation; locus-sim(7)) */
+        if (rt->opt.spin_adapt)
+            rt->opt.spin = lc_spin_floor(&rt->opt);
+    }
     rt->nworkers = rt->opt.threads > 0 ? rt->opt.threads : ncpus;
     rt->oversubscribed = rt->nworkers > ncpus;
     rt->workers = lc_mem_alloc((size_t)rt->nworkers * sizeof *rt->workers, LC_CACHELINE);
@@ -233,7 +244,7 @@ static int init_runtime(int team_mode, int team_threads)
         w->id = i;
         w->node = node[i];
         w->cpu = cpu[i];
-        w->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1) | 1;
+        w->rng = 0x9E3779B97F4A7C15ull * ((uint64_t)(i + 1) + ((uint64_t)rt->opt.sim_seed << 32)) | 1;
         lc_grain_state_init(&w->grain);
         lc_spin_init(w);
     }
@@ -315,6 +326,13 @@ static int init_runtime(int team_mode, int team_threads)
             && sched_getaffinity(0, sizeof(cpu_set_t), rt->saved_affinity) == 0)
             rt->saved_affinity_valid = 1;
         lc_topology_bind_self(&rt->topo, rt->workers[0].cpu);
+    }
+
+    /* LOCUS_SIM: from here on this thread and every worker's run in
+     * simulated time (sim.h) */
+    if (rt->opt.sim[0] && (r = lc_sim_start(rt, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
     }
 
     lc_self = &rt->workers[0];
@@ -438,10 +456,16 @@ LOCUS_API int locus_finalize(void)
         }
     }
     lc_sde_fini(rt);
+    char regime[LC_NAME_MAX + LC_NAME_MAX + 4];
+    snprintf(regime, sizeof regime, "%s", rt->opt.regime);
     lc_rt = NULL;
     lc_self = NULL;
     lc_thr = NULL;
     teardown(rt, 0);
+    if (lc_sim) {   /* the simulation ends with the runtime (sim.h) */
+        lc_sim->finish(regime);
+        lc_sim = NULL;
+    }
     lc_mem_thread_unbind();
     pthread_mutex_unlock(&lc_init_lock);
     return r;

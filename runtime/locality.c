@@ -126,7 +126,8 @@ int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen)
     }
     rt->initial_node = rt->workers[0].node;
 
-    rt->track = nn > 1;
+    /* under simulation every task's bytes are known, for its memory traffic */
+    rt->track = nn > 1 || rt->opt.sim[0];
     if (!rt->track)
         return 0;
     if (!(rt->dir = lc_dir_create(nn))) {
@@ -367,6 +368,17 @@ static void count_spread(struct lc_worker *w, int node, uint64_t spread)
     lc_stat_add(&w->stats.bytes[LC_DIST_LOCAL], local);
     lc_stat_add(&w->stats.bytes[LC_DIST_NEAR], near);
     lc_stat_add(&w->stats.bytes[LC_DIST_FAR], spread - local - near);
+}
+
+void lc_locality_bytes(const struct lc_task *t, uint64_t *bytes, int nnodes, uint64_t *spread,
+                       uint64_t *touched)
+{
+    const struct lc_task_loc *loc = t->loc;
+    for (uint32_t i = 0; i < loc->npairs; i++)
+        if (loc->p[i].node >= 0 && loc->p[i].node < nnodes)
+            bytes[loc->p[i].node] += loc->p[i].bytes;
+    *spread = loc->spread;
+    *touched = loc->touched;
 }
 
 void lc_locality_run(struct lc_worker *w, struct lc_task *t)

@@ -11,6 +11,7 @@
 
 #include "events.h"
 #include "runtime.h"
+#include "sim.h"
 #include "taskpool.h"
 #include "team.h"
 
@@ -56,6 +57,10 @@ void lc_complete_uncounted(struct lc_worker *w, struct lc_task *t)
 static inline __attribute__((always_inline))
 void lc_call_body(struct lc_worker *w, struct lc_task *t)
 {
+    if (__builtin_expect(lc_sim != NULL, 0)) {   /* simulated (sim.h) */
+        lc_sim_call_body(w, t);
+        return;
+    }
     struct lc_task *saved = w->cur;
     if (t->loc)
         lc_locality_run(w, t);

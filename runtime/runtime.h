@@ -368,6 +368,11 @@ void lc_locality_fini(struct lc_runtime *rt);
 void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps,
                        size_t ndeps, int hint);
 void lc_locality_run(struct lc_worker *w, struct lc_task *t);
+/* Where t's dependency bytes are as its placement saw them (t->loc, before
+ * lc_locality_run): bytes[n] on node n, the interleaved ones in *spread,
+ * those it touches first in *touched (sim.c). */
+void lc_locality_bytes(const struct lc_task *t, uint64_t *bytes, int nnodes, uint64_t *spread,
+                       uint64_t *touched);
 /* Bookings moved (see rt->moves). */
 static inline void lc_locality_moved(struct lc_runtime *rt)
 {

@@ -26,10 +26,12 @@
 #include <string.h>
 
 #include "depmap.h"
+#include "futex.h"
 #include "mem.h"
 #include "policy.h"
 #include "ready.h"
 #include "runtime.h"
+#include "sim.h"
 #include "taskpool.h"
 #include "team.h"
 
@@ -127,7 +129,7 @@ struct lc_task *lc_item_open(struct lc_worker *w, const struct lc_qitem *it)
      * no room either, wait here for memory (the task was accepted, so it
      * must run).  Each of the three is rarer than the one before. */
     while (w->rt->sched->push_light(w, it) < 0) {
-        sched_yield();
+        lc_yield();
         if ((t = light_task(w, (locus_task_fn)it->p, it->a, it->b)))
             return t;
     }
@@ -251,10 +253,12 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
     if (ndeps == 0 && hint < 0 && prio == 0) {
         /* ready, nothing to place: decided now, before a descriptor exists */
         act = lc_ready_decide(w, -1, 0, LC_READY_SPAWNED_FREE);
-        if (act == LC_ACT_QUEUE && arg_size == 0 && !tg && !w->trace) {
+        if (act == LC_ACT_QUEUE && arg_size == 0 && !tg && !w->trace
+            && !(lc_sim && label)) {
             /* nothing to copy, no group: queued light, as (fn, arg,
              * parent), and its taker makes the descriptor (policy.h); a
-             * traced task needs its descriptor for its identity */
+             * traced task needs its descriptor for its identity, and a
+             * simulated one with a label for its model (sim.h) */
             parent->nspawned++;
             if (__builtin_expect(lc_ready_queue_light(w, fn, (void *)arg, parent) == 0, 1))
                 goto spawned;
@@ -270,6 +274,8 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
     }
     init_ready(t, fn, parent, tg, ndeps ? 0 : LC_ST_UNMAPPED);
     lc_instr(w, spawn, t, label, name_fn, deps, ndeps, dep_bytes);
+    if (__builtin_expect(lc_sim != NULL, 0))
+        lc_sim->named(t, fn, label, name_fn);
     if (tg)
         lc_taskgroup_add(tg);
     if (prio) {
@@ -334,6 +340,20 @@ spawned:
     return 0;
 }
 
+/* A spawn under simulation (sim.h): the simulator charges the spawn's cost
+ * once it is done, outside every lock (spawn_task tells it the task's name,
+ * by which it picks the task's model, before the task may run). */
+static __attribute__((noinline, cold))
+int lc_sim_spawn(struct lc_worker *w, locus_task_fn fn, const void *arg, size_t arg_size,
+                 lc_copy_fn cpyfn, const locus_dep_t *deps, size_t ndeps, uint64_t dep_bytes,
+                 int hint, int prio, const char *label, locus_task_fn name_fn)
+{
+    int r = spawn_task(w, fn, arg, arg_size, cpyfn, deps, ndeps, dep_bytes, hint, prio, label,
+                       name_fn);
+    lc_sim->spawned();
+    return r;
+}
+
 /* Validates a spawn's arguments, then spawns (cpyfn, hint, prio, label,
  * name_fn as spawn_task's). */
 static inline __attribute__((always_inline))
@@ -355,6 +375,9 @@ int spawn(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
     int r = check_deps(deps, ndeps, &dep_bytes);
     if (__builtin_expect(r < 0, 0))
         return r;
+    if (__builtin_expect(lc_sim != NULL, 0))
+        return lc_sim_spawn(w, fn, arg, arg_size, cpyfn, deps, ndeps, dep_bytes, hint, prio,
+                            label, name_fn);
     return spawn_task(w, fn, arg, arg_size, cpyfn, deps, ndeps, dep_bytes, hint, prio, label,
                       name_fn);
 }

@@ -15,9 +15,12 @@
 #include "policy.h"
 #include "report.h"
 #include "runtime.h"
+#include "sim.h"
 
 uint64_t lc_now_ns(void)
 {
+    if (__builtin_expect(lc_sim != NULL, 0))   /* simulated time (sim.h) */
+        return lc_sim->now_ns();
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -248,6 +248,21 @@ void lc_threads_go(struct lc_runtime *rt)
         give_turn(t, t->slot, NULL);
 }
 
+int lc_thread_spawn(struct lc_thread *t, pthread_attr_t *attr)
+{
+    if (__builtin_expect(lc_sim != NULL, 0))   /* an actor on its worker's core (sim.h) */
+        return lc_sim->thread_start(lc_thread_main, t, t->slot ? t->slot->id : 0, &t->sim);
+    return pthread_create(&t->pt, attr, lc_thread_main, t);
+}
+
+void lc_thread_join(struct lc_thread *t)
+{
+    if (t->sim)
+        lc_sim->thread_join(t->sim);
+    else
+        pthread_join(t->pt, NULL);
+}
+
 /* A new thread, set up and waiting for its turn (to serve w), or NULL. */
 static struct lc_thread *make(struct lc_worker *w)
 {
@@ -255,14 +270,14 @@ static struct lc_thread *make(struct lc_worker *w)
     struct lc_thread *t = lc_thread_new(w);
     if (!t)
         return NULL;
-    if (pthread_create(&t->pt, NULL, lc_thread_main, t) != 0) {
+    if (lc_thread_spawn(t, NULL) != 0) {
         free(t);
         return NULL;
     }
     while (!atomic_load_explicit(&t->up, memory_order_acquire))
         futex_wait(&t->up, 0);
     if (!t->ok) {   /* it could not allocate: it has ended */
-        pthread_join(t->pt, NULL);
+        lc_thread_join(t);
         free(t);
         return NULL;
     }
@@ -381,7 +396,7 @@ void lc_threads_stop(struct lc_runtime *rt)
             give_turn(t, NULL, NULL);
     for (struct lc_thread *t = all, *n; t; t = n) {
         n = t->all_next;
-        pthread_join(t->pt, NULL);
+        lc_thread_join(t);
         free(t);
     }
     rt->threads_all = NULL;

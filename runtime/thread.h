@@ -45,6 +45,7 @@ struct lc_thread {
     struct lc_thread *next;             /* in the idle list, or a worker's queue */
     struct lc_thread *all_next;         /* every thread the runtime started */
     pthread_t pt;
+    void *sim;                          /* its actor under LOCUS_SIM (sim.h) */
     int initial;                        /* the thread that called locus_init */
     int ok;                             /* set up (first allocation made) */
     _Atomic uint32_t up;                /* futex word: 1 once set up (ok or not) */
@@ -105,6 +106,11 @@ void lc_thread_init_initial(struct lc_thread *t, struct lc_worker *w);
  * whenever it has given its worker away at its outermost loop, waits idle
  * for another to serve, until the runtime stops. */
 void *lc_thread_main(void *arg);
+/* Starts t's thread in lc_thread_main (a simulated one under LOCUS_SIM):
+ * 0, or an errno; attr NULL or the thread's attributes.  lc_thread_join
+ * waits for it to end. */
+int lc_thread_spawn(struct lc_thread *t, pthread_attr_t *attr);
+void lc_thread_join(struct lc_thread *t);
 /* init.c: a record for a thread to serve w first (NULL: no memory), freed
  * with lc_thread_free unless registered, which makes it the runtime's (its
  * kernel thread joined and the record freed by lc_threads_stop). */

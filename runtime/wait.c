@@ -153,10 +153,14 @@ void lc_wake_slow(struct lc_worker *w, int target)
 #define LC_BACKOFF_MAX 16   /* pauses; one pause is 10-140 cycles, 40 ns in a KVM guest */
 static inline void idle_poll(struct lc_runtime *rt, unsigned spins, int word)
 {
+    if (__builtin_expect(lc_sim != NULL, 0)) {   /* the same pauses, in simulated time */
+        lc_sim->poll(spins < LC_BACKOFF_MAX ? spins : LC_BACKOFF_MAX);
+        return;
+    }
     if (lc_spin_yields(rt, word)) {
         /* more workers than CPUs: the worker with the work may be waiting
          * for this CPU, so give it up at every poll */
-        sched_yield();
+        lc_yield();
         return;
     }
     if (rt->oversubscribed) {   /* a barrier's few polls before it sleeps */
