@@ -26,7 +26,8 @@ extern "C" {
 #endif
 
 /** API version: major * 10000 + minor * 100 + patch. */
-#define LOCUS_API_VERSION 400  /* 0.4.0: task labels (locus_task_attr_t.label, LOCUS_LABEL_MAX);
+#define LOCUS_API_VERSION 500  /* 0.5.0: locus_wtime (simulated time under LOCUS_SIM);
+                                  0.4.0: task labels (locus_task_attr_t.label, LOCUS_LABEL_MAX);
                                   0.3.0: events, block/unblock, polling services, task
                                    reductions (locus_reduction_*, locus_task_attr_t.reduction);
                                   0.2.0: locus_alloc, locus_free, locus_spawn_attr (node, priority), bytes_placed */
@@ -281,6 +282,14 @@ LOCUS_API int locus_poll_unregister(locus_poll_fn fn, void *data);
 
 /** Number of workers (the initial thread included); -EPERM if not running. */
 LOCUS_API int locus_num_workers(void);
+
+/**
+ * Seconds on the runtime's clock, from an arbitrary origin: the simulated
+ * clock while a simulation runs (LOCUS_SIM, locus-sim(7)), else
+ * CLOCK_MONOTONIC.  Time a program's phases with it and they read the same
+ * for real and in simulation.
+ */
+LOCUS_API double locus_wtime(void);
 
 /** 0..n-1 on workers and on the initial thread, -1 on any other thread. */
 LOCUS_API int locus_worker_id(void);

@@ -214,9 +214,11 @@ static int init_runtime(int team_mode, int team_threads)
         ncpus = rt->topo.ncpus;
         rt->opt.bind = LC_BIND_NONE;
         /* an idle worker polls what it would poll on a shared CPU, then
-         * sleeps (each poll is an event of the simulation; locus-sim(7)) */
+         * sleeps, in polls that stand for LC_SIM_POLLS each (sim.h) */
         if (rt->opt.spin_adapt)
             rt->opt.spin = lc_spin_floor(&rt->opt);
+        rt->opt.spin = (rt->opt.spin + LC_SIM_POLLS - 1) / LC_SIM_POLLS;
+        rt->opt.steal_spin = (rt->opt.steal_spin + LC_SIM_POLLS - 1) / LC_SIM_POLLS;
     }
     rt->nworkers = rt->opt.threads > 0 ? rt->opt.threads : ncpus;
     rt->oversubscribed = rt->nworkers > ncpus;

@@ -39,6 +39,13 @@
 
 #define LC_SIM_ABI 1   /* the plug-in's interface version: both sides must agree */
 
+/* An idle poll is an event of the simulation, and a thread switch on this
+ * machine: each simulated poll stands for this many of the runtime's, whose
+ * counts (LOCUS_SPIN, LOCUS_STEAL_SPIN) are divided by it and whose pause
+ * the simulator multiplies by it, so that a worker's patience lasts as long
+ * in simulated time at a sixteenth of the cost. */
+#define LC_SIM_POLLS 16
+
 /* What the runtime tells the simulator of a task it runs. */
 struct lc_sim_task {
     const void *task;          /* its descriptor (what named() was told) */

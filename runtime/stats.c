@@ -26,6 +26,11 @@ uint64_t lc_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+LOCUS_API double locus_wtime(void)
+{
+    return (double)lc_now_ns() * 1e-9;
+}
+
 static uint64_t rd(const _Atomic uint64_t *c)
 {
     return atomic_load_explicit(c, memory_order_relaxed);

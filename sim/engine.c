@@ -23,10 +23,9 @@
 #include <unistd.h>
 
 #include <simgrid/actor.h>
-#include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
-#include <simgrid/mutex.h>
+#include <simgrid/semaphore.h>
 
 #include "sim.h"
 
@@ -37,7 +36,6 @@ static sg_host_t *whost, *mhost;
 static char topology[256];
 static unsigned long seed;
 static FILE *schedule;   /* LOCUS_SIM_SCHEDULE */
-static sg_mutex_t big;   /* what SimGrid's condition variables need; never contended */
 
 uint64_t sim_uncharged;
 
@@ -51,7 +49,7 @@ int sim_host_worker_count(int node) { return node_workers[node]; }
 
 /* Each actor's sleeping record, and the notifications it owes. */
 struct actor {
-    sg_cond_t cond;
+    sg_sem_t sem;              /* released once per wake-up owed to it */
     _Atomic uint32_t *addr;    /* the word it sleeps on, NULL when awake */
     int woken;
     struct actor *next, *prev; /* in its word's bucket */
@@ -75,7 +73,7 @@ static struct actor *self(void)
         me = calloc(1, sizeof *me);
         if (!me)
             return NULL;
-        me->cond = sg_cond_init();
+        me->sem = sg_sem_init(0);
     }
     return me;
 }
@@ -101,10 +99,8 @@ static void settle(void)
     if (!a)
         return;
     if (a->nowed) {
-        sg_mutex_lock(big);
         for (int i = 0; i < a->nowed; i++)
-            sg_cond_notify_one(a->owed[i]->cond);
-        sg_mutex_unlock(big);
+            sg_sem_release(a->owed[i]->sem);
         a->nowed = 0;
     }
     if (a->debt > 0) {
@@ -135,12 +131,8 @@ static void sim_wake(_Atomic uint32_t *addr, int n)
         }
         if (a && a->nowed < a->capowed)
             a->owed[a->nowed++] = w;
-        else {   /* no record to defer it on: notify now (no lock of ours is held by a
-                    thread without a record: it has never reached a seam) */
-            sg_mutex_lock(big);
-            sg_cond_notify_one(w->cond);
-            sg_mutex_unlock(big);
-        }
+        else   /* no record to defer it on (no memory): notify now */
+            sg_sem_release(w->sem);
     }
 }
 
@@ -162,18 +154,18 @@ static void sim_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t ns)
     if (wbucket[b])
         wbucket[b]->prev = a;
     wbucket[b] = a;
+    /* a release left over from an earlier wake-up that came after that
+     * wait had timed out only makes this loop look again */
     double until = ns ? simgrid_get_clock() + ns * 1e-9 : 0;
-    sg_mutex_lock(big);
     while (!a->woken) {
         if (!ns) {
-            sg_cond_wait(a->cond, big);
+            sg_sem_acquire(a->sem);
             continue;
         }
         double left = until - simgrid_get_clock();
-        if (left <= 0 || sg_cond_wait_for(a->cond, big, left))
+        if (left <= 0 || sg_sem_acquire_timeout(a->sem, left))
             break;   /* timed out */
     }
-    sg_mutex_unlock(big);
     if (!a->woken) {
         unlink_waiter(a);
         return;
@@ -192,8 +184,8 @@ static uint64_t sim_now_ns(void)
 static void sim_poll(unsigned pauses)
 {
     settle();
-    if (pauses && machine.poll_s > 0)
-        sg_actor_sleep_for(pauses * machine.poll_s);
+    if (pauses && machine.poll_s > 0)   /* one poll for LC_SIM_POLLS (runtime/sim.h) */
+        sg_actor_sleep_for(pauses * machine.poll_s * LC_SIM_POLLS);
     else
         sg_actor_yield();
 }
@@ -428,7 +420,6 @@ const struct lc_sim_ops *locus_sim_plugin_start(const struct lc_sim_config *cfg,
         mhost[n] = sg_host_by_name(name);
     }
     sg_actor_attach("main", NULL, whost[0], NULL);
-    big = sg_mutex_init();
     if (cfg->verbose >= 1) {
         fprintf(stderr, "locus-sim: simulating %s, %d workers, ", topology, nworkers);
         sim_machine_print(stderr, &machine);

@@ -31,8 +31,30 @@ char *openblas_get_config(void);
 void openblas_set_num_threads(int num_threads);
 #endif
 
+#ifndef BENCH_NO_LOCUS
+/* Under simulation (LOCUS_SIM, locus-sim(7)) the runtime's clock is the
+ * simulated one (bench_now), and with task models (LOCUS_SIM_MODEL) the
+ * bodies that have one do not run: their results are not there to verify
+ * (bench_simulated). */
+static inline int bench_in_sim(void)
+{
+    const char *s = getenv("LOCUS_SIM");
+    return s && *s;
+}
+
+static inline int bench_simulated(void)
+{
+    const char *m = getenv("LOCUS_SIM_MODEL");
+    return bench_in_sim() && m && *m;
+}
+#endif
+
 static inline double bench_now(void)
 {
+#ifndef BENCH_NO_LOCUS
+    if (bench_in_sim())
+        return locus_wtime();
+#endif
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -213,6 +235,13 @@ static inline void bench_print_counters(int is_locus)
 static inline void bench_print(const struct bench_result *r)
 {
     const char *regime = getenv("LOCUS_REGIME"), *topo = getenv("LOCUS_TOPOLOGY");
+#ifndef BENCH_NO_LOCUS
+    char simtopo[128];
+    if (bench_in_sim()) {   /* a simulated machine: said so wherever the topology is */
+        snprintf(simtopo, sizeof simtopo, "sim:%s", getenv("LOCUS_SIM"));
+        topo = simtopo;
+    }
+#endif
     int is_locus = strcmp(r->impl, "locus") == 0;
     bench_stats_t st;
     memset(&st, 0, sizeof st);
