@@ -161,7 +161,7 @@ TOOL_SCRIPTS := tools/locus-trace
 BENCH_MPI_SRCS := $(wildcard benchmarks/*-mpi/*.c)
 BENCH_SRCS := $(filter-out $(BENCH_MPI_SRCS),$(wildcard benchmarks/*/*.c))
 MPI_SRCS := $(wildcard mpi/*.c)
-SIM_SRCS := $(wildcard sim/*.c)
+SIM_SRCS := $(wildcard sim/*.c sim/*.cpp)
 MPI_TEST_SRCS := $(wildcard tests/mpi/*.c)
 BENCH_OMP_SRCS := $(filter %_omp.c,$(BENCH_SRCS))
 BENCH_LOCUS_SRCS := $(filter-out %_omp.c,$(BENCH_SRCS))
@@ -201,7 +201,7 @@ MPI_TESTS = $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(MPI_TEST_SRCS))
 BENCH_MPI = $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_MPI_SRCS))))
 endif
 ifeq ($(HAVE_SIMGRID),1)
-SIM_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS))
+SIM_OBJS = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS)))
 SIM_SO = $(BUILD)/liblocus-sim.so
 endif
 PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP) $(GOMP_TESTS) \
@@ -282,8 +282,13 @@ $(LIB_SO_LINK): $(LIB_SO)
 
 # liblocus-sim: the simulator plug-in (sim/), which liblocus loads with
 # LOCUS_SIM set; it sees the runtime only through runtime/sim.h.
+$(BUILD)/obj/sim/%.o: sim/%.cpp $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_CC)$(SIM_CXX) -std=c++17 -Wall -Wextra -fvisibility=hidden -Iinclude $(CPPFLAGS) $(CXXFLAGS) \
+		$(SANFLAGS) -fPIC $(DEPFLAGS) -c -o $@ $<
+
 $(SIM_SO): $(SIM_OBJS)
-	$(QUIET_LINK)$(CC) -shared -Wl,--no-undefined -o $@ $(SIM_OBJS) $(ALL_LDFLAGS) \
+	$(QUIET_LINK)$(SIM_CXX) -shared -Wl,--no-undefined -o $@ $(SIM_OBJS) $(ALL_LDFLAGS) \
 		$(SIMGRID_LIBS) $(PTHREAD_LIBS) -lm
 
 # liblocus-mpi: mpi/ compiled with the MPI wrapper's flags (the more

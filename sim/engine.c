@@ -37,7 +37,6 @@ static char topology[256];
 static unsigned long seed;
 static FILE *schedule;   /* LOCUS_SIM_SCHEDULE */
 
-uint64_t sim_uncharged;
 
 void *sim_host_worker(int worker) { return whost[worker]; }
 void *sim_host_memory(int node) { return mhost[node]; }
@@ -314,9 +313,6 @@ static void sim_finish(const char *regime)
     sim_machine_print(stderr, &machine);
     fprintf(stderr, "; %llu bodies by their model, %llu run and charged their processor time\n",
             (unsigned long long)sim_modelled, (unsigned long long)sim_run);
-    if (sim_uncharged)
-        fprintf(stderr, "locus-sim: %llu bodies were charged without their memory traffic "
-                "(out of memory for the flows)\n", (unsigned long long)sim_uncharged);
     if (schedule && fclose(schedule) != 0)
         fprintf(stderr, "locus-sim: LOCUS_SIM_SCHEDULE: cannot write the schedule\n");
     schedule = NULL;
@@ -399,11 +395,14 @@ const struct lc_sim_ops *locus_sim_plugin_start(const struct lc_sim_config *cfg,
     /* maestro (SimGrid's scheduler) gets a thread of its own; this thread
      * becomes the first actor, on worker 0's core */
     simgrid_set_maestro(maestro, NULL);
+    /* thread contexts: each actor keeps its thread, so the runtime's
+     * thread-local state is its own; CM02: max-min sharing of bandwidth
+     * without TCP's corrections, and no reverse traffic */
     char a0[] = "locus-sim", a1[] = "--cfg=contexts/factory:thread",
-         a2[] = "--cfg=host/model:ptask_L07", a3[] = "--log=root.thres:critical",
-         a4[] = "--cfg=contexts/stack-size:8192";
-    char *argv[] = { a0, a1, a2, a3, a4, NULL };
-    int argc = 5;
+         a2[] = "--cfg=network/model:CM02", a3[] = "--log=root.thres:critical",
+         a4[] = "--cfg=contexts/stack-size:8192", a5[] = "--cfg=network/crosstraffic:0";
+    char *argv[] = { a0, a1, a2, a3, a4, a5, NULL };
+    int argc = 6;
     if (cfg->verbose >= 3)
         argv[3] = (char *)"--log=root.thres:info";
     simgrid_init(&argc, argv);

@@ -56,16 +56,20 @@ double sim_models_time(const struct model *m, uint64_t bytes);
 /* How many bodies were charged by a model and how many run. */
 extern uint64_t sim_modelled, sim_run;
 
-/* charge.c: t's body on its worker's host under m (engine.c's hosts). */
+/* charge.c: t's body on its worker's host under m (engine.c's hosts),
+ * compute_s of compute besides its memory traffic. */
 void sim_charge(const struct sim_machine *m, const struct lc_sim_task *t, double compute_s);
 
+/* flows.cpp: compute flops on core (a host) while a transfer of bytes[i]
+ * from each from[i] to core runs; returns when all are done. */
+void sim_activities(void *core, double flops, int nflows, void *const *from,
+                    const double *bytes);
+
 /* engine.c: the hosts */
-struct s4u_Host;
 void *sim_host_worker(int worker);
 void *sim_host_memory(int node);
 int sim_nnodes(void);
 int sim_n_ft_nodes(void);
 int sim_host_worker_count(int node);   /* workers on node */
-extern uint64_t sim_uncharged;         /* bodies charged without their traffic (no memory) */
 
 #endif /* LC_SIMPLUG_H */

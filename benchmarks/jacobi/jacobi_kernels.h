@@ -163,26 +163,43 @@ static void jb_check_memory(const char *prog, const struct jb_opts *o)
  * One block's memory, never touched here: mmap gives fresh pages, so the
  * first task that writes them places them (the Linux first-touch policy).
  * Under ASan it is malloc memory instead, so that overruns are caught.
+ * lazy (a simulated run, whose modelled bodies never touch the grids): the
+ * mapping is MAP_NORESERVE, so that untouched memory costs nothing, not even
+ * commit charge (the paper's 820 GB grids on a machine of a few GB), and it
+ * is an mmap under ASan too; jb_free_ex must be given the same lazy.
  */
-static double *jb_alloc(size_t bytes)
+static inline double *jb_alloc_ex(size_t bytes, bool lazy)
 {
 #ifdef __SANITIZE_ADDRESS__
-    return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
-#else
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (!lazy)
+        return aligned_alloc(64, (bytes + 63) & ~(size_t)63);
 #endif
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | (lazy ? MAP_NORESERVE : 0), -1, 0);
+    return p == MAP_FAILED ? NULL : p;
 }
 
-static void jb_free(double *p, size_t bytes)
+static inline void jb_free_ex(double *p, size_t bytes, bool lazy)
 {
 #ifdef __SANITIZE_ADDRESS__
-    (void)bytes;
-    free(p);
-#else
+    if (!lazy) {
+        free(p);
+        return;
+    }
+#endif
+    (void)lazy;
     if (p)
         munmap(p, bytes);
-#endif
+}
+
+static inline double *jb_alloc(size_t bytes)
+{
+    return jb_alloc_ex(bytes, false);
+}
+
+static inline void jb_free(double *p, size_t bytes)
+{
+    jb_free_ex(p, bytes, false);
 }
 
 /* Initial value of point (i, j), boundary included: varied, so that the

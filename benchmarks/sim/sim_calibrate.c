@@ -1,14 +1,14 @@
 /*
  * sim_calibrate.c - measures the task models the simulator reads
- * (LOCUS_SIM_MODEL, locus-sim(7)) for the Cholesky benchmark's kernels on
- * this machine: each tile kernel's compute time with its tiles in cache
+ * (LOCUS_SIM_MODEL, locus-sim(7)) for the tile kernels of the Cholesky and
+ * SMI benchmarks (SMI's first stage is Cholesky's) on this machine: each tile kernel's compute time with its tiles in cache
  * (run once to warm, then the best of --reps runs on the same tiles), at
  * each tile order asked for, written as model lines "name bytes ns" whose
  * bytes are what the task declares as dependencies (the model's size).
  * The memory traffic is the simulator's to add (sim/charge.c), so it is
  * kept out of these figures.
  *
- *   build/bench/sim_calibrate --tile 256 --tile 512 --tile 768 > sim/models/cholesky.model
+ *   build/bench/sim_calibrate > sim/models/cholesky.model   (read by smi too)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -39,7 +39,8 @@ static double *tile(int b)
 }
 
 /* The best of reps timed runs of what, each after restore (untimed). */
-enum kernel { K_INIT, K_POTRF, K_TRSM, K_SYRK, K_GEMM };
+enum kernel { K_INIT, K_POTRF, K_TRSM, K_SYRK, K_GEMM, K_TRSM_RIGHT, K_GEMM_NN, K_TRSM_LEFT,
+              K_TRTRI, K_SYRK_T, K_GEMM_TN, K_TRMM, K_LAUUM };
 
 static double best(enum kernel k, int b, int reps, double *l, double *a, double *c,
                    const double *c0, long n)
@@ -60,6 +61,19 @@ static double best(enum kernel k, int b, int reps, double *l, double *a, double 
         case K_TRSM: chol_trsm(l, c, b); break;
         case K_SYRK: chol_syrk(a, c, b); break;
         case K_GEMM: chol_gemm(a, l, c, b); break;
+        case K_TRSM_RIGHT: smi_trsm_right(l, c, b); break;
+        case K_GEMM_NN: smi_gemm_nn(a, l, c, b); break;
+        case K_TRSM_LEFT: smi_trsm_left(l, c, b); break;
+        case K_TRTRI:
+            if (smi_trtri(c, b) != 0) {
+                fprintf(stderr, "sim_calibrate: the factor tile is singular\n");
+                exit(1);
+            }
+            break;
+        case K_SYRK_T: smi_syrk_t(a, c, b); break;
+        case K_GEMM_TN: smi_gemm_tn(a, l, c, b); break;
+        case K_TRMM: smi_trmm(l, c, b); break;
+        case K_LAUUM: smi_lauum(c, b); break;
         }
         double t = now() - t0;
         if (r > 0 && t < min)
@@ -101,7 +115,7 @@ int main(int argc, char **argv)
     }
     char blas[64];
     bench_blas(blas, sizeof blas, 1);
-    printf("# Cholesky kernels' compute time in cache, measured by sim_calibrate on this\n"
+    printf("# Cholesky and SMI tile kernels' compute time in cache, measured by sim_calibrate on this\n"
            "# machine (BLAS %s, one thread); read by the simulator (LOCUS_SIM_MODEL).\n"
            "# name  dependency-bytes  compute-ns\n", blas);
     for (int i = 0; i < nt; i++) {
@@ -118,10 +132,15 @@ int main(int argc, char **argv)
         struct { const char *name; enum kernel k; int ntiles; const double *c0; } ks[] = {
             { "init", K_INIT, 1, off }, { "potrf", K_POTRF, 1, spd }, { "trsm", K_TRSM, 2, off },
             { "syrk", K_SYRK, 2, spd }, { "gemm", K_GEMM, 3, off },
+            /* SMI's TRTRI and LAUUM stages (smi.c) */
+            { "trsm_right", K_TRSM_RIGHT, 2, off }, { "gemm_nn", K_GEMM_NN, 3, off },
+            { "trsm_left", K_TRSM_LEFT, 2, off }, { "trtri", K_TRTRI, 1, l },
+            { "syrk_t", K_SYRK_T, 2, spd }, { "gemm_tn", K_GEMM_TN, 3, off },
+            { "trmm", K_TRMM, 2, off }, { "lauum", K_LAUUM, 1, l },
         };
         for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
             double t = best(ks[k].k, b, reps, l, a, c, ks[k].c0, n);
-            printf("%-6s %10zu %12.0f   # b=%d\n", ks[k].name, (size_t)ks[k].ntiles * tb, t * 1e9, b);
+            printf("%-10s %10zu %12.0f   # b=%d\n", ks[k].name, (size_t)ks[k].ntiles * tb, t * 1e9, b);
         }
         free(l);
         free(a);

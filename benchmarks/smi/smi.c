@@ -71,30 +71,32 @@ static void t_lauum(void *p)
         chol_failed();
 }
 
-/* c = fn(a, b, c) at priority prio (chol_spawn): the task's dependencies
- * are in a, in b, inout c. */
-static void spawn3p(int prio, locus_task_fn fn, double *a, double *b, double *c, int nb,
-                    size_t tb)
+/* c = fn(a, b, c) at priority prio (chol_spawn), labelled with the
+ * kernel's name (traces, and the simulator's task models: locus-sim(7)):
+ * the task's dependencies are in a, in b, inout c. */
+static void spawn3p(int prio, const char *label, locus_task_fn fn, double *a, double *b,
+                    double *c, int nb, size_t tb)
 {
     struct targ t = { .a = a, .b = b, .c = c, .nb = nb };
     locus_dep_t d[] = { LOCUS_IN(a, tb), LOCUS_IN(b, tb), LOCUS_INOUT(c, tb) };
-    check("locus_task", chol_spawn(prio, NULL, fn, &t, sizeof t, d, 3));
+    check("locus_task", chol_spawn(prio, label, fn, &t, sizeof t, d, 3));
 }
 
 /* c = fn(a, c) */
-static void spawn2p(int prio, locus_task_fn fn, double *a, double *c, int nb, size_t tb)
+static void spawn2p(int prio, const char *label, locus_task_fn fn, double *a, double *c, int nb,
+                    size_t tb)
 {
     struct targ t = { .a = a, .c = c, .nb = nb };
     locus_dep_t d[] = { LOCUS_IN(a, tb), LOCUS_INOUT(c, tb) };
-    check("locus_task", chol_spawn(prio, NULL, fn, &t, sizeof t, d, 2));
+    check("locus_task", chol_spawn(prio, label, fn, &t, sizeof t, d, 2));
 }
 
 /* c = fn(c) */
-static void spawn1p(int prio, locus_task_fn fn, double *c, int nb, size_t tb)
+static void spawn1p(int prio, const char *label, locus_task_fn fn, double *c, int nb, size_t tb)
 {
     struct targ t = { .c = c, .nb = nb };
     locus_dep_t d[] = { LOCUS_INOUT(c, tb) };
-    check("locus_task", chol_spawn(prio, NULL, fn, &t, sizeof t, d, 1));
+    check("locus_task", chol_spawn(prio, label, fn, &t, sizeof t, d, 1));
 }
 
 #define spawn3(...) spawn3p(0, __VA_ARGS__)
@@ -111,38 +113,38 @@ static void spawn_smi(struct chol_tiles *m)
     /* stage 1: A = L L^T, as in cholesky.c, with its priorities (the
      * later stages have none) */
     for (int k = 0; k < nt; k++) {
-        spawn1p(CHOL_P_POTRF, t_potrf, A(k, k), b, tb);
+        spawn1p(CHOL_P_POTRF, "potrf", t_potrf, A(k, k), b, tb);
         for (int i = k + 1; i < nt; i++)
-            spawn2p(CHOL_P_TRSM, t_trsm, A(k, k), A(i, k), b, tb);
+            spawn2p(CHOL_P_TRSM, "trsm", t_trsm, A(k, k), A(i, k), b, tb);
         for (int i = k + 1; i < nt; i++) {
             for (int j = k + 1; j < i; j++)
-                spawn3p(chol_p_update(j, k), t_gemm, A(i, k), A(j, k), A(i, j), b, tb);
-            spawn2p(chol_p_update(i, k), t_syrk, A(i, k), A(i, i), b, tb);
+                spawn3p(chol_p_update(j, k), "gemm", t_gemm, A(i, k), A(j, k), A(i, j), b, tb);
+            spawn2p(chol_p_update(i, k), "syrk", t_syrk, A(i, k), A(i, i), b, tb);
         }
     }
 
     /* stage 2: L -> W = inv(L) */
     for (int k = 0; k < nt; k++) {
         for (int i = k + 1; i < nt; i++)
-            spawn2(t_trsm_right, A(k, k), A(i, k), b, tb);
+            spawn2("trsm_right", t_trsm_right, A(k, k), A(i, k), b, tb);
         for (int i = k + 1; i < nt; i++)
             for (int j = 0; j < k; j++)
-                spawn3(t_gemm_nn, A(i, k), A(k, j), A(i, j), b, tb);
+                spawn3("gemm_nn", t_gemm_nn, A(i, k), A(k, j), A(i, j), b, tb);
         for (int j = 0; j < k; j++)
-            spawn2(t_trsm_left, A(k, k), A(k, j), b, tb);
-        spawn1(t_trtri, A(k, k), b, tb);
+            spawn2("trsm_left", t_trsm_left, A(k, k), A(k, j), b, tb);
+        spawn1("trtri", t_trtri, A(k, k), b, tb);
     }
 
     /* stage 3: W -> W^T W = inv(A) */
     for (int k = 0; k < nt; k++) {
         for (int j = 0; j < k; j++) {
-            spawn2(t_syrk_t, A(k, j), A(j, j), b, tb);
+            spawn2("syrk_t", t_syrk_t, A(k, j), A(j, j), b, tb);
             for (int i = j + 1; i < k; i++)
-                spawn3(t_gemm_tn, A(k, i), A(k, j), A(i, j), b, tb);
+                spawn3("gemm_tn", t_gemm_tn, A(k, i), A(k, j), A(i, j), b, tb);
         }
         for (int j = 0; j < k; j++)
-            spawn2(t_trmm, A(k, k), A(k, j), b, tb);
-        spawn1(t_lauum, A(k, k), b, tb);
+            spawn2("trmm", t_trmm, A(k, k), A(k, j), b, tb);
+        spawn1("lauum", t_lauum, A(k, k), b, tb);
     }
 }
 
