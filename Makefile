@@ -213,7 +213,7 @@ FLAGS_TRACK = $(BUILD)/FLAGS.track
 .PHONY: all lib gomp mpilib check check-plain check-gomp-conformance _check-gomp-conformance \
 	check-tampi _check-tampi \
 	_check-gomp-conformance-san \
-	check-numa-vm check-asan check-tsan check-mpi demo install uninstall \
+	check-numa-vm check-asan check-tsan check-mpi demo sim-paper install uninstall \
 	deps clean distclean FORCE _run-tests _run-examples
 
 all: lib gomp mpilib $(PROGRAMS)
@@ -492,6 +492,11 @@ check: deps
 		END { printf "total: %d passed, %d failed, %d skipped\n", p, f, s }' $(TALLY); \
 	exit $$rc
 
+# The paper's experiment in simulated time (locus-sim(7), benchmarks/README.md)
+sim-paper: deps
+	@$(MAKE) --no-print-directory all
+	@python3 benchmarks/sim/sim-paper --out $(BUILD)/sim-paper
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@set -e; for e in $(EXAMPLES); do echo "=== $$e"; $$e; done
@@ -508,6 +513,9 @@ install: lib gomp mpilib $(TOOLS) locus.pc
 	$(INSTALL_DATA) $(LIB_A) '$(DESTDIR)$(libdir)/'
 	$(INSTALL_PROGRAM) $(LIB_SO) '$(DESTDIR)$(libdir)/'
 	ln -sf $(SONAME) '$(DESTDIR)$(libdir)/liblocus.so'
+ifneq ($(SIM_SO),)
+	$(INSTALL_PROGRAM) $(SIM_SO) '$(DESTDIR)$(libdir)/'
+endif
 	$(INSTALL_PROGRAM) $(GOMP_SO) '$(DESTDIR)$(libdir)/locus/'
 	ln -sf liblocus-gomp.so '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
 	$(INSTALL_DATA) include/locus.h include/alpi.h '$(DESTDIR)$(includedir)/'
@@ -545,7 +553,7 @@ uninstall:
 	      '$(DESTDIR)$(libdir)/locus/liblocus-gomp.so' \
 	      '$(DESTDIR)$(libdir)/locus/libgomp.so.1' '$(DESTDIR)$(includedir)/locus_mpi.h' \
 	      '$(DESTDIR)$(libdir)/liblocus-mpi.a' '$(DESTDIR)$(libdir)/liblocus-mpi.so.0' \
-	      '$(DESTDIR)$(libdir)/liblocus-mpi.so'
+	      '$(DESTDIR)$(libdir)/liblocus-mpi.so' '$(DESTDIR)$(libdir)/liblocus-sim.so'
 	-rmdir '$(DESTDIR)$(libdir)/locus' 2>/dev/null
 	@for f in $(notdir $(MAN3)); do rm -f "$(DESTDIR)$(mandir)/man3/$$f"; done
 	@for f in $(notdir $(MAN7)); do rm -f "$(DESTDIR)$(mandir)/man7/$$f"; done

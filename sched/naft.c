@@ -46,6 +46,7 @@
 #include "policy.h"
 #include "prio.h"
 #include "steal.h"
+#include "rng.h"
 #include "runtime.h"
 
 extern const struct lc_sched_ops lc_sched_naft;   /* below: its name for messages */
@@ -251,10 +252,23 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
     for (int n = 0; n < nn; n++)
         if (pl->bytes[n])
             score[rt->node_home[n]] += pl->bytes[n];
-    int best = -1;
-    for (int n = 0; n < nn; n++)
-        if (score[n] && (best < 0 || score[n] > score[best]))
+    /* Ties (a task reading a tile on each of three nodes) go to one of the
+     * tied nodes at random.  Always the lowest, or the spawner's, put a
+     * program whose initial thread spawns every task on the first nodes:
+     * the simulated bullion S16 showed Cholesky's tiles dealt evenly but its
+     * GEMMs falling 18 to 1 on node 0 against node 15, and NAFT 2.4x slower
+     * than DFT at one worker per node (benchmarks/README.md, Simulation). */
+    int best = -1, ties = 0;
+    for (int n = 0; n < nn; n++) {
+        if (!score[n] || (best >= 0 && score[n] < score[best]))
+            continue;
+        if (best < 0 || score[n] > score[best]) {
             best = n;
+            ties = 1;
+        } else if (lc_rng_next(&w->rng) % (uint64_t)++ties == 0) {
+            best = n;   /* reservoir sampling: each tied node equally likely */
+        }
+    }
     /* A first-touch task is dealt, unless one node already holds more of
      * its bytes than it writes anew: then it is data-bound like any other
      * and its new regions are booked there (a task that reads a block and
@@ -270,8 +284,6 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
         t->node = -1;           /* nothing known: shared by every node */
         return;
     }
-    if (score[w->node] == score[best])
-        best = w->node;
     t->node = best;
 }
 

@@ -124,7 +124,7 @@ static void test_first_touch_dealt_evenly(void **state)
 }
 
 /* A task reading one block and writing a smaller piece of another runs on
- * the node of the bigger one; ties go to the spawner's node. */
+ * the node of the bigger one (ties: test_ties_spread). */
 static void test_task_follows_its_bytes(void **state)
 {
     (void)state;
@@ -147,6 +147,51 @@ static void test_task_follows_its_bytes(void **state)
     assert_int_equal(locus_get_stats(&st, sizeof st), 0);
     assert_true(st.bytes_placed > 0);
     assert_int_equal(st.bytes_placed, st.bytes_local);
+    stop();
+}
+
+/* A task holding as many bytes on two nodes runs on either, about as often:
+ * not always on the lower one, nor on the spawner's (the initial thread's
+ * node 0 here), which put every flat program's ties on the first nodes. */
+static void test_ties_spread(void **state)
+{
+    (void)state;
+    start("naft", "4s", "4", "none");
+    first_touch(8);
+    /* pairs of blocks on two different nodes, one of them the spawner's */
+    int pairs[][2] = { { -1, -1 }, { -1, -1 } };
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 8; b++) {
+            int na = node_of_block[a], nb = node_of_block[b];
+            if (na == nb)
+                continue;
+            if (na == 0 && pairs[0][0] < 0) {
+                pairs[0][0] = a;
+                pairs[0][1] = b;
+            } else if (na != 0 && nb != 0 && pairs[1][0] < 0) {
+                pairs[1][0] = a;
+                pairs[1][1] = b;
+            }
+        }
+    assert_true(pairs[0][0] >= 0 && pairs[1][0] >= 0);
+    for (int p = 0; p < 2; p++) {
+        int a = pairs[p][0], b = pairs[p][1], n = 200, on_a = 0, on_b = 0;
+        for (int i = 0; i < n; i++) {
+            struct blk x = { i };
+            assert_int_equal(locus_task(note_node, &x, sizeof x, LOCUS_IN(data[a], BLOCK),
+                                        LOCUS_IN(data[b], BLOCK)), 0);
+        }
+        assert_int_equal(locus_taskwait(), 0);
+        for (int i = 0; i < n; i++) {
+            on_a += ran_on[i] == node_of_block[a];
+            on_b += ran_on[i] == node_of_block[b];
+        }
+        /* LOCUS_STEAL=none: each ran where it was placed */
+        assert_int_equal(on_a + on_b, n);
+        if (on_a < n / 4 || on_b < n / 4)
+            fail_msg("ties between nodes %d and %d: %d and %d of %d tasks (expected about "
+                     "half each)", node_of_block[a], node_of_block[b], on_a, on_b, n);
+    }
     stop();
 }
 
@@ -539,6 +584,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_touch_dealt_evenly),
         cmocka_unit_test(test_task_follows_its_bytes),
+        cmocka_unit_test(test_ties_spread),
         cmocka_unit_test(test_first_touch_beside_known_data),
         cmocka_unit_test(test_placed_again_when_ready),
         cmocka_unit_test(test_steal_policies),
