@@ -212,9 +212,9 @@ GOMP_EXPORT int omp_get_num_procs(void)
 
 GOMP_EXPORT double omp_get_wtime(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    /* the runtime's clock: CLOCK_MONOTONIC, or the simulated one under
+     * LOCUS_SIM (locus-sim(7)) */
+    return locus_wtime();
 }
 
 GOMP_EXPORT double omp_get_wtick(void)

@@ -21,8 +21,8 @@
  * Racing first calls both measure and store about the same value. */
 static uint64_t ticks_per_64k_ns(void)
 {
-    if (lc_sim)
-        return 65536;   /* lc_ticks() is simulated nanoseconds */
+    if (lc_sim || lc_sim_frozen())
+        return 65536;   /* lc_ticks() is (or is to be) simulated nanoseconds */
 #if defined(__x86_64__) || defined(__i386__)
     static _Atomic uint64_t rate;
     uint64_t r = atomic_load_explicit(&rate, memory_order_relaxed);

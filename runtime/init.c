@@ -465,6 +465,7 @@ LOCUS_API int locus_finalize(void)
     lc_thr = NULL;
     teardown(rt, 0);
     if (lc_sim) {   /* the simulation ends with the runtime (sim.h) */
+        lc_sim_last_ns = lc_sim->now_ns();
         lc_sim->finish(regime);
         lc_sim = NULL;
     }

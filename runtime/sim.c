@@ -19,6 +19,17 @@
 #include "team.h"
 
 const struct lc_sim_ops *lc_sim;
+uint64_t lc_sim_last_ns;
+
+int lc_sim_frozen(void)
+{
+    static int set = -1;   /* LOCUS_SIM is read once: racing first reads agree */
+    if (set < 0) {
+        const char *v = getenv("LOCUS_SIM");
+        set = v && *v;
+    }
+    return set;
+}
 
 /* SimGrid's engine runs once per process: a second simulated locus_init
  * (or one after the first ended) cannot be served. */
@@ -65,6 +76,18 @@ static void *load_plugin(char *why, size_t whylen)
         snprintf(why, whylen, "%s", e1 ? e1 : e2 ? e2 : "not found");
     }
     return h;
+}
+
+/* A program that exits with the runtime running (an OpenMP program's
+ * pool, which liblocus-gomp finalizes from a destructor, too late: SimGrid
+ * is gone by then) ends the simulation here, from the thread that started
+ * the runtime outside any task. */
+static void sim_at_exit(void)
+{
+    struct lc_runtime *rt = lc_rt;
+    struct lc_worker *w = lc_self;
+    if (lc_sim && rt && w == &rt->workers[0] && w->cur == rt->root)
+        locus_finalize();
 }
 
 int lc_sim_start(struct lc_runtime *rt, char *err, size_t errlen)
@@ -132,6 +155,9 @@ int lc_sim_start(struct lc_runtime *rt, char *err, size_t errlen)
     }
     sim_used = 1;   /* the plug-in stays loaded: its actors run our code */
     lc_sim = ops;
+    /* after SimGrid's own exit handlers were registered (when it loaded), so
+     * this one runs before they take the engine down */
+    atexit(sim_at_exit);
     return 0;
 }
 

@@ -105,6 +105,13 @@ struct lc_sim_ops {
 /* NULL, or the simulator's operations (set at locus_init with LOCUS_SIM). */
 extern const struct lc_sim_ops *lc_sim;
 
+/* With LOCUS_SIM set, the runtime's clock (lc_now_ns, locus_wtime) reads
+ * simulated time even while no simulation runs: 0 before it starts, its
+ * end after, so that a program timing from before its first parallel
+ * region or until after finalize reads simulated seconds. */
+extern uint64_t lc_sim_last_ns;
+int lc_sim_frozen(void);
+
 /* The plug-in's entry point, looked up by name in liblocus-sim.so. */
 typedef const struct lc_sim_ops *(*lc_sim_start_fn)(const struct lc_sim_config *cfg,
                                                     char *err, size_t errlen);

@@ -21,6 +21,8 @@ uint64_t lc_now_ns(void)
 {
     if (__builtin_expect(lc_sim != NULL, 0))   /* simulated time (sim.h) */
         return lc_sim->now_ns();
+    if (__builtin_expect(lc_sim_frozen(), 0))   /* LOCUS_SIM, before or after the run */
+        return lc_sim_last_ns;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
