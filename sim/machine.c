@@ -32,30 +32,35 @@ struct preset {
     const char *topo;          /* the topology preset it serves (runtime/topology.c) */
     const char *source;
     double bw[3], lat[3], mem_bw, core_bw;   /* GB/s, ns */
+    double module_bw;          /* GB/s, 0: no module links */
 };
 
 static const struct preset presets[] = {
     /* Caheny et al., Table 2: the bullion S16's local / near / far memory
-     * bandwidth and latency; one core's share is a Haswell-EX core's */
+     * bandwidth and latency; one core's share is a Haswell-EX core's.  The
+     * far figure is one socket's alone; every far access of a module also
+     * crosses its BCS, whose capacity the paper does not give: taken as
+     * what its two sockets draw from far memory together, 2 x 4.6 GB/s
+     * (benchmarks/README.md, Simulation, shows Table 3 with and without) */
     { "bullion-s16", "Caheny et al., Table 2 (bullion S16)",
-      { 41.3, 25.0, 4.6 }, { 125.6, 178.0, 416.0 }, 41.3, 10.0 },
+      { 41.3, 25.0, 4.6 }, { 125.6, 178.0, 416.0 }, 41.3, 10.0, 9.2 },
     { "8s", "Caheny et al., Table 2 (bullion S, 8 sockets)",
-      { 41.3, 25.0, 4.6 }, { 125.6, 178.0, 416.0 }, 41.3, 10.0 },
+      { 41.3, 25.0, 4.6 }, { 125.6, 178.0, 416.0 }, 41.3, 10.0, 9.2 },
     { "4s", "Caheny et al., Table 2 (bullion S, 4 sockets)",
-      { 41.3, 25.0, 4.6 }, { 125.6, 178.0, 416.0 }, 41.3, 10.0 },
+      { 41.3, 25.0, 4.6 }, { 125.6, 178.0, 416.0 }, 41.3, 10.0, 9.2 },
     /* a two-socket Xeon of six DDR4 channels per socket, joined by UPI */
     { "2s", "two-socket Xeon (6 DDR4-2933 channels per socket, UPI)",
-      { 100.0, 35.0, 35.0 }, { 90.0, 140.0, 140.0 }, 100.0, 12.0 },
+      { 100.0, 35.0, 35.0 }, { 90.0, 140.0, 140.0 }, 100.0, 12.0, 0 },
     /* an EPYC node in NPS4: two channels per node, Infinity Fabric */
     { "epyc-2s", "two-socket EPYC in NPS4 (2 DDR4-3200 channels per node)",
-      { 40.0, 30.0, 20.0 }, { 90.0, 110.0, 200.0 }, 40.0, 20.0 },
+      { 40.0, 30.0, 20.0 }, { 90.0, 110.0, 200.0 }, 40.0, 20.0, 0 },
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
 /* Any other topology (a synthetic description, an XML file) */
 static const struct preset generic = {
     "generic", "generic NUMA machine (no preset for this topology; LOCUS_SIM_MACHINE sets one)",
-    { 20.0, 10.0, 5.0 }, { 100.0, 150.0, 300.0 }, 20.0, 10.0 };
+    { 20.0, 10.0, 5.0 }, { 100.0, 150.0, 300.0 }, 20.0, 10.0, 0 };
 
 static void from_preset(struct sim_machine *m, const struct preset *p)
 {
@@ -68,6 +73,7 @@ static void from_preset(struct sim_machine *m, const struct preset *p)
     }
     m->mem_bw = p->mem_bw * GB;
     m->core_bw = p->core_bw * GB;
+    m->module_bw = p->module_bw * GB;
     m->speed = 1.0;
     m->spawn_s = SPAWN_NS * NS;
     m->task_s = TASK_NS * NS;
@@ -85,7 +91,8 @@ struct key {
 static const struct key keys[] = {
     K("local_bw", bw[0], GB, 0), K("near_bw", bw[1], GB, 0), K("far_bw", bw[2], GB, 0),
     K("local_lat", lat[0], NS, 1), K("near_lat", lat[1], NS, 1), K("far_lat", lat[2], NS, 1),
-    K("mem_bw", mem_bw, GB, 0), K("core_bw", core_bw, GB, 0), K("speed", speed, 1.0, 0),
+    K("mem_bw", mem_bw, GB, 0), K("core_bw", core_bw, GB, 0), K("module_bw", module_bw, GB, 1),
+    K("speed", speed, 1.0, 0),
     K("spawn_ns", spawn_s, NS, 1), K("task_ns", task_s, NS, 1), K("wake_ns", wake_s, NS, 1),
     K("poll_ns", poll_s, NS, 1),
 };
@@ -138,7 +145,7 @@ static int load_file(struct sim_machine *m, const char *path, char *err, size_t 
                 break;
         if (i == NKEYS) {
             snprintf(err, errlen, "LOCUS_SIM_MACHINE='%s', line %d: unknown key '%s' (known: "
-                     "name, local_bw, near_bw, far_bw, mem_bw, core_bw in GB/s; local_lat, "
+                     "name, local_bw, near_bw, far_bw, mem_bw, core_bw, module_bw in GB/s; local_lat, "
                      "near_lat, far_lat, spawn_ns, task_ns, wake_ns, poll_ns in ns; speed)",
                      path, ln, k);
             fclose(f);
@@ -180,9 +187,12 @@ int sim_machine_load(struct sim_machine *m, const struct lc_sim_config *cfg, cha
 void sim_machine_print(FILE *f, const struct sim_machine *m)
 {
     fprintf(f, "machine model %s (%s): memory %.1f/%.1f/%.1f GB/s and %.0f/%.0f/%.0f ns "
-            "local/near/far, %.1f GB/s per node, %.1f GB/s per core, speed %.2f",
+            "local/near/far, %.1f GB/s per node, %.1f GB/s per core, ",
             m->name, m->source, m->bw[0] / GB, m->bw[1] / GB, m->bw[2] / GB, m->lat[0] / NS,
-            m->lat[1] / NS, m->lat[2] / NS, m->mem_bw / GB, m->core_bw / GB, m->speed);
+            m->lat[1] / NS, m->lat[2] / NS, m->mem_bw / GB, m->core_bw / GB);
+    if (m->module_bw > 0)
+        fprintf(f, "%.1f GB/s per module's link, ", m->module_bw / GB);
+    fprintf(f, "speed %.2f", m->speed);
 }
 
 void sim_machine_platform(FILE *f, const struct sim_machine *m, const struct lc_sim_config *cfg)
@@ -213,12 +223,32 @@ void sim_machine_platform(FILE *f, const struct sim_machine *m, const struct lc_
             fprintf(f, "<link id=\"x%d_%d\" bandwidth=\"%.6eBps\" latency=\"%.6es\"/>\n", a, b,
                     m->bw[c], extra > 0 ? extra : 0);
         }
+    /* modules: nodes near each other (not far) share one; a module's link
+     * carries every far access into or out of it */
+    int module[nn];
+    int nmod = 0;
+    for (int a = 0; a < nn; a++) {
+        module[a] = -1;
+        for (int b = 0; b < a && module[a] < 0; b++)
+            if (cfg->dist[a * nn + b] < 2)
+                module[a] = module[b];
+        if (module[a] < 0)
+            module[a] = nmod++;
+    }
+    int modules = m->module_bw > 0 && nmod > 1;
+    if (modules)
+        for (int k = 0; k < nmod; k++)
+            fprintf(f, "<link id=\"bcs%d\" bandwidth=\"%.6eBps\" latency=\"0s\"/>\n", k,
+                    m->module_bw);
     for (int n = 0; n < nn; n++)
         for (int i = 0; i < nw; i++) {
             int wn = cfg->worker_node[i];
             fprintf(f, "<route src=\"m%d\" dst=\"w%d\"><link_ctn id=\"mem%d\"/>", n, i, n);
             if (wn != n)
                 fprintf(f, "<link_ctn id=\"x%d_%d\"/>", n < wn ? n : wn, n < wn ? wn : n);
+            if (modules && module[n] != module[wn])
+                fprintf(f, "<link_ctn id=\"bcs%d\"/><link_ctn id=\"bcs%d\"/>", module[n],
+                        module[wn]);
             fprintf(f, "<link_ctn id=\"core%d\"/></route>\n", i);
         }
     fprintf(f, "</zone>\n</platform>\n");

@@ -22,6 +22,8 @@ struct sim_machine {
     double lat[3];             /* load latency, local / near / far */
     double mem_bw;             /* one node's memory: all its readers together */
     double core_bw;            /* what one core can draw */
+    double module_bw;          /* a module's link to the others (the bullion S's BCS), which
+                                  every far access into or out of the module crosses; 0: none */
     double speed;              /* compute speed against the machine the task models
                                   were measured on (1: the same) */
     double spawn_s;            /* a spawn's cost to its spawner */

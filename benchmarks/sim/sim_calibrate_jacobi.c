@@ -16,7 +16,7 @@
  * with its halo and its destination, warmed once, best of --reps runs, and
  * scaled by the block's rows over the strip's.  The kernels are
  * jacobi_kernels.h's own.  Each line's comment also gives the time of the
- * whole block out of cache (fresh blocks of the real size, best of --reps)
+ * whole block out of cache (the caches flushed before each of --reps runs)
  * and the bandwidth that makes of the task's dependency bytes: what a
  * machine model's per-core bandwidth (core_bw) must give for the simulated
  * task to last as long as the real one.
@@ -79,11 +79,13 @@ static void body(enum kernel k, double *a, double *b, long nrows, long cols)
     }
 }
 
-/* The best of reps timed runs of k on nrows rows, after one to warm. */
+/* The best of the timed runs of k on nrows rows after one to warm: reps
+ * of them, and more up to 1 s in all (at most 100000), so that a short
+ * body's best is not one that another process interrupted. */
 static double best(enum kernel k, double *a, double *b, long nrows, long cols, int reps)
 {
-    double min = 1e30;
-    for (int r = 0; r <= reps; r++) {
+    double min = 1e30, start = now();
+    for (int r = 0; r <= reps || (now() - start < 1.0 && r <= 100000); r++) {
         double t0 = now();
         body(k, a, b, nrows, cols);
         double t = now() - t0;
@@ -93,36 +95,53 @@ static double best(enum kernel k, double *a, double *b, long nrows, long cols, i
     return min;
 }
 
-/* Out of cache: each run on blocks not touched since long (a ring of
- * copies larger than the last-level cache), best of reps. */
-static double best_streamed(enum kernel k, long nrows, long cols, int reps, size_t llc)
+/* The last-level cache's size: sysfs (glibc's sysconf misreads it in some
+ * VMs), else sysconf, else 64 MiB; at most 1 GiB. */
+static size_t llc_size(void)
 {
-    size_t one = (size_t)(2 * nrows + 2) * (size_t)cols * sizeof(double);
-    int ncopies = (int)(3 * llc / one) + 2;
-    if (ncopies > reps + 1)
-        ncopies = reps + 1;
-    if (ncopies < 2)
-        ncopies = 2;
-    double *a[ncopies], *b[ncopies];
-    for (int c = 0; c < ncopies; c++) {
-        a[c] = grid(nrows + 2, cols);
-        b[c] = grid(nrows, cols);
-        jb_init_rows(a[c], 0, nrows + 2, cols);
-        jb_init_rows(b[c], 0, nrows, cols);   /* faulted in, as the real run's are */
+    long kib = 0;
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+    if (f) {
+        if (fscanf(f, "%ldK", &kib) != 1)
+            kib = 0;
+        fclose(f);
     }
+    long b = kib > 0 ? kib * 1024 : sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return b > 0 && b <= (1L << 30) ? (size_t)b : (size_t)64 << 20;
+}
+
+/* Evicts what the caches hold by reading a buffer of four times the
+ * last-level cache (read, so that no dirty line is left to write back). */
+static void flush_caches(const double *buf, size_t n)
+{
+    volatile double sink = 0;
+    double s = 0;
+    for (size_t i = 0; i < n; i += 8)
+        s += buf[i];
+    sink = s;
+    (void)sink;
+}
+
+/* Out of cache: the whole block, its memory faulted in (as the real run's
+ * is after the init tasks) but evicted from the caches before each run,
+ * best of reps. */
+static double best_streamed(enum kernel k, long nrows, long cols, int reps, const double *flush,
+                            size_t nflush)
+{
+    double *a = grid(nrows + 2, cols), *b = grid(nrows, cols);
+    jb_init_rows(a, 0, nrows + 2, cols);
+    jb_init_rows(b, 0, nrows, cols);
     double min = 1e30;
-    for (int r = 0; r <= reps; r++) {
-        int c = r % ncopies;
+    for (int r = 0; r < reps; r++) {
+        flush_caches(flush, nflush);
         double t0 = now();
-        body(k, a[c], b[c], nrows, cols);
+        body(k, a, b, nrows, cols);
         double t = now() - t0;
-        if (r > 0 && t < min)
+        if (t < min)
             min = t;
     }
-    for (int c = 0; c < ncopies; c++) {
-        free(a[c]);
-        free(b[c]);
-    }
+    free(a);
+    free(b);
     return min;
 }
 
@@ -131,11 +150,12 @@ int main(int argc, char **argv)
     struct shape shapes[MAX_SHAPES];
     int ns = 0, reps = 5;
     long cache = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     if (cache <= 0)
         cache = 512 * 1024;
-    if (llc <= 0 || llc > (1L << 30))
-        llc = 64L << 20;
+    const size_t nflush = 4 * llc_size() / sizeof(double);
+    double *flush = grid(1, (long)nflush);
+    for (size_t i = 0; i < nflush; i++)
+        flush[i] = (double)i;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc && ns < MAX_SHAPES) {
             struct shape s;
@@ -172,11 +192,12 @@ int main(int argc, char **argv)
 
     printf("# Jacobi tasks' compute time in cache, measured by sim_calibrate_jacobi on this\n"
            "# machine (one thread): each block timed on a strip of its rows that fits in the\n"
-           "# L2 cache (%ld KiB), best of %d after a warm-up, scaled to the block's rows.\n"
-           "# Read by the simulator (LOCUS_SIM_MODEL); the memory traffic is its own to add.\n"
-           "# The comments give the whole block's time out of cache and the bandwidth that\n"
-           "# is of the task's dependency bytes (what core_bw must be for the two to agree).\n"
-           "# name  dependency-bytes  compute-ns\n", cache / 1024, reps);
+           "# L2 cache (%ld KiB), best of %d runs or more (1 s) after a warm-up, scaled\n"
+           "# to the block's rows.  Read by the simulator (LOCUS_SIM_MODEL); the memory\n"
+           "# traffic is its own to add.  The comments give the whole block's time out of\n"
+           "# cache (best of %d) and the bandwidth that is of the task's dependency bytes\n"
+           "# (what the machine model's core_bw must be for the two to agree).\n"
+           "# name  dependency-bytes  compute-ns\n", cache / 1024, reps, reps);
     for (int i = 0; i < ns; i++) {
         const long rows = shapes[i].rows, cols = shapes[i].cols;
         const size_t row = (size_t)cols * sizeof(double), blk = (size_t)rows * row;
@@ -195,7 +216,7 @@ int main(int argc, char **argv)
         };
         for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
             double t = best(ks[k].k, a, b, s, cols, reps) * (double)rows / (double)s;
-            double tm = best_streamed(ks[k].k, rows, cols, reps, (size_t)llc);
+            double tm = best_streamed(ks[k].k, rows, cols, reps, flush, nflush);
             printf("%-6s %10zu %12.0f   # block %ldx%ld, strip of %ld rows; out of cache %.0f ns, "
                    "%.1f GB/s\n", ks[k].name, ks[k].bytes, t * 1e9, rows, cols, s, tm * 1e9,
                    (double)ks[k].bytes / tm / 1e9);
@@ -203,5 +224,6 @@ int main(int argc, char **argv)
         free(a);
         free(b);
     }
+    free(flush);
     return 0;
 }
