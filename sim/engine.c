@@ -285,7 +285,7 @@ static void sim_body(const struct lc_sim_task *t, void (*run)(void *), void *ctx
     } else {
         sim_modelled++;
     }
-    sim_charge(&machine, t, c);
+    sim_charge(&machine, t, c, sim_models_overlap(m));
     if (schedule)
         fprintf(schedule, "%.9f %.9f %d %d %s %llu\n", start, simgrid_get_clock(), t->worker,
                 t->node, name, (unsigned long long)t->dep_bytes);

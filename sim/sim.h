@@ -55,16 +55,21 @@ const struct model *sim_models_take(const void *task, locus_task_fn fn, const ch
 /* The modelled compute time of a body of m with bytes dependency bytes, in
  * seconds; negative for no model. */
 double sim_models_time(const struct model *m, uint64_t bytes);
+/* How much of m's compute hides its memory traffic, 0 to 1 (NULL: 0). */
+double sim_models_overlap(const struct model *m);
 /* How many bodies were charged by a model and how many run. */
 extern uint64_t sim_modelled, sim_run;
 
 /* charge.c: t's body on its worker's host under m (engine.c's hosts),
- * compute_s of compute besides its memory traffic. */
-void sim_charge(const struct sim_machine *m, const struct lc_sim_task *t, double compute_s);
+ * compute_s of compute besides its memory traffic, overlap of it hiding
+ * that traffic (0 to 1). */
+void sim_charge(const struct sim_machine *m, const struct lc_sim_task *t, double compute_s,
+                double overlap);
 
-/* flows.cpp: compute flops on core (a host) while a transfer of bytes[i]
- * from each from[i] to core runs; returns when all are done. */
-void sim_activities(void *core, double flops, int nflows, void *const *from,
+/* flows.cpp: transfers bytes[i] from each from[i] to core (a host), all
+ * at once, then computes flops on core less overlap times the lesser of
+ * the two (in flops: one per nanosecond); returns when done. */
+void sim_activities(void *core, double flops, double overlap, int nflows, void *const *from,
                     const double *bytes);
 
 /* engine.c: the hosts */

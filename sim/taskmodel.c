@@ -10,8 +10,14 @@
  * segment's; one size alone scales linearly with the bytes, or is a
  * constant when its size is 0.
  *
- *   # name          bytes      compute_ns
+ *   # name          bytes      compute_ns   [overlap]
  *   cholesky_gemm   14155776   21800000
+ *
+ * overlap (0 to 1, default 0, the last one given for a name counts): how
+ * much of the compute hides the memory traffic.  0: a body takes its
+ * traffic's time, then its compute (tile kernels, whose misses stall their
+ * arithmetic); 1: the longer of the two (streaming kernels, whose
+ * prefetched loads run under their arithmetic); between, in proportion.
  *
  * A task without a model runs its body and is charged the processor time
  * it took (sim_models_compute answers < 0 for it).
@@ -37,6 +43,7 @@ struct model {
     char name[NAME_MAX_LEN + 1];
     struct point *p;
     int n, cap;
+    double overlap;
 };
 
 static struct model *models;
@@ -90,13 +97,15 @@ int sim_models_load(const char *path, char *err, size_t errlen)
             *hash = '\0';
         char name[NAME_MAX_LEN + 1], extra[8];
         name[0] = 0;
-        double bytes, ns;
-        int k = sscanf(line, "%96s %lf %lf %7s", name, &bytes, &ns, extra);
+        double bytes, ns, overlap = -1;
+        int k = sscanf(line, "%96s %lf %lf %lf %7s", name, &bytes, &ns, &overlap, extra);
         if (k <= 0)
             continue;   /* blank */
-        if (k != 3 || !(bytes >= 0) || !(ns >= 0) || bytes > 1e18 || ns > 1e15) {
+        if ((k != 3 && k != 4) || !(bytes >= 0) || !(ns >= 0) || bytes > 1e18 || ns > 1e15
+            || (k == 4 && !(overlap >= 0 && overlap <= 1))) {
             snprintf(err, errlen, "LOCUS_SIM_MODEL='%s', line %d: expected 'name bytes "
-                     "compute_ns' (two non-negative numbers)", path, ln);
+                     "compute_ns [overlap]' (two non-negative numbers, then one of 0 to 1)",
+                     path, ln);
             fclose(f);
             return -1;
         }
@@ -122,6 +131,8 @@ int sim_models_load(const char *path, char *err, size_t errlen)
             m->p = np;
             m->cap = c;
         }
+        if (k == 4)
+            m->overlap = overlap;
         m->p[m->n].bytes = bytes;
         m->p[m->n].ns = ns;
         m->n++;
@@ -245,6 +256,11 @@ static double power_law(const struct point *a, const struct point *b, double x)
         return a->ns + (b->ns - a->ns) * (b->bytes > a->bytes ? (x - a->bytes) / (b->bytes - a->bytes) : 0);
     double e = log(b->ns / a->ns) / log(b->bytes / a->bytes);
     return a->ns * pow(x / a->bytes, e);
+}
+
+double sim_models_overlap(const struct model *m)
+{
+    return m ? m->overlap : 0;
 }
 
 double sim_models_time(const struct model *m, uint64_t bytes)

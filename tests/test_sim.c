@@ -332,7 +332,7 @@ static void test_bad_model_file(void **state)
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 2);   /* locus_init failed, no crash */
     char *text = NULL;
     assert_true(slurp(out, &text) > 0);
-    assert_non_null(strstr(text, "line 1: expected 'name bytes compute_ns'"));
+    assert_non_null(strstr(text, "line 1: expected 'name bytes compute_ns"));
     free(text);
 }
 

@@ -190,7 +190,8 @@ int main(int argc, char **argv)
            "# simulator (LOCUS_SIM_MODEL); the memory traffic is its own to add.  The\n"
            "# comments give the whole block's time out of cache (best of %d) and the\n"
            "# bandwidth that is of the task's dependency bytes.\n"
-           "# name  dependency-bytes  compute-ns\n", IH_BINS, cache / 1024, reps, reps);
+           "# name  dependency-bytes  compute-ns  overlap (1: streaming kernels hide their\n"
+           "# compute under their traffic: the longer of the two counts, locus-sim(7))\n", IH_BINS, cache / 1024, reps, reps);
     for (int i = 0; i < nb; i++) {
         const long b = blocks[i];
         long c = 8;
@@ -211,7 +212,7 @@ int main(int argc, char **argv)
             double t = best(ks[k].k, &small, reps, NULL, 0) * (double)b * (double)b /
                        ((double)c * (double)c);
             double tm = best(ks[k].k, &whole, reps, flush, nflush);
-            printf("%-6s %10zu %12.0f   # b=%ld, in cache at c=%ld; out of cache %.0f ns, "
+            printf("%-6s %10zu %12.0f 1   # b=%ld, in cache at c=%ld; out of cache %.0f ns, "
                    "%.1f GB/s\n", ks[k].name, ks[k].bytes, t * 1e9, b, c, tm * 1e9,
                    (double)ks[k].bytes / tm / 1e9);
         }

@@ -197,7 +197,8 @@ int main(int argc, char **argv)
            "# traffic is its own to add.  The comments give the whole block's time out of\n"
            "# cache (best of %d) and the bandwidth that is of the task's dependency bytes\n"
            "# (what the machine model's core_bw must be for the two to agree).\n"
-           "# name  dependency-bytes  compute-ns\n", cache / 1024, reps, reps);
+           "# name  dependency-bytes  compute-ns  overlap (1: streaming kernels hide their\n"
+           "# compute under their traffic: the longer of the two counts, locus-sim(7))\n", cache / 1024, reps, reps);
     for (int i = 0; i < ns; i++) {
         const long rows = shapes[i].rows, cols = shapes[i].cols;
         const size_t row = (size_t)cols * sizeof(double), blk = (size_t)rows * row;
@@ -217,7 +218,7 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
             double t = best(ks[k].k, a, b, s, cols, reps) * (double)rows / (double)s;
             double tm = best_streamed(ks[k].k, rows, cols, reps, flush, nflush);
-            printf("%-6s %10zu %12.0f   # block %ldx%ld, strip of %ld rows; out of cache %.0f ns, "
+            printf("%-6s %10zu %12.0f 1   # block %ldx%ld, strip of %ld rows; out of cache %.0f ns, "
                    "%.1f GB/s\n", ks[k].name, ks[k].bytes, t * 1e9, rows, cols, s, tm * 1e9,
                    (double)ks[k].bytes / tm / 1e9);
         }
