@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,16 @@ uint64_t lc_sim_last_ns;
 
 int lc_sim_frozen(void)
 {
-    static int set = -1;   /* LOCUS_SIM is read once: racing first reads agree */
-    if (set < 0) {
-        const char *v = getenv("LOCUS_SIM");
-        set = v && *v;
+    /* LOCUS_SIM is read once: racing first reads agree (relaxed atomics,
+     * so that a sanitizer sees no race in the benign one) */
+    static _Atomic int set = -1;
+    int v = atomic_load_explicit(&set, memory_order_relaxed);
+    if (v < 0) {
+        const char *e = getenv("LOCUS_SIM");
+        v = e && *e;
+        atomic_store_explicit(&set, v, memory_order_relaxed);
     }
-    return set;
+    return v;
 }
 
 /* SimGrid's engine runs once per process: a second simulated locus_init
