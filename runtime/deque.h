@@ -235,20 +235,19 @@ static inline uintptr_t lc_deque_peek_top_c(struct lc_deque *d)
 
 /* Owner only: an estimate of the size for "is it longer than limit?"
  * heuristics, never below the true size at the last read of top.  top, the
- * line thieves write, is read again only when the estimate exceeds limit,
- * and then at most once every 16 calls: an owner checking on every push
- * while thieves take from a long deque would otherwise miss in its cache
- * each time. */
+ * line thieves write, is read again only when the estimate exceeds limit:
+ * below it the answer is right already (top only grows).  Above it the
+ * answer makes the caller run a whole task body at its spawn (the backlog
+ * rule, ready.h), and one read of top costs less than the shortest body
+ * that rule runs, while an answer from an earlier read can be wrong for
+ * a whole run of bodies: with a read every 16th call, a spawner ran up to
+ * 15 bodies in a row on a deque its thieves had emptied, and 16 workers
+ * ran independent tasks at a third of libgomp's rate (test_sim's flood). */
 static inline int64_t lc_deque_size_owner(struct lc_deque *d, int64_t limit)
 {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
     if (b - d->top_seen <= limit)
         return b - d->top_seen;
-    if (d->stale_ok) {
-        d->stale_ok--;
-        return b - d->top_seen;
-    }
-    d->stale_ok = 15;
     d->top_seen = atomic_load_explicit(&d->top, memory_order_relaxed);
     return b > d->top_seen ? b - d->top_seen : 0;
 }
