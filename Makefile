@@ -402,11 +402,15 @@ RUN_TESTS_TIMEOUT_none = 300
 RUN_TESTS_TIMEOUT_asan = 900
 RUN_TESTS_TIMEOUT_tsan = 900
 
-_run-tests: $(TESTS)
+# tests/man/run: the man pages against the headers, the exports and an
+# install (make install prefix=TMP); tests/tools/run: the tools' and the
+# benchmark scripts' --help, --version and usage errors.
+_run-tests: $(TESTS) $(LIB_SO) $(TOOLS) $(TOOL_SCRIPTS_BUILT)
 	@echo '=== tests in $(BUILD)/ (LOCUS_TEST_SANITIZER=$(SAN))'
 	@$(TEST_ENV) RUN_TESTS_TIMEOUT=$(or $(RUN_TESTS_TIMEOUT),$(RUN_TESTS_TIMEOUT_$(SAN))) \
 		RUN_TESTS_LABEL='$(SUITE)' MPI_TEST_BUILD=$(BUILD) MPI_TEST_HAVE_MPI=$(HAVE_MPI) \
-		MPIRUN='$(MPIRUN)' tools/run-tests $(TESTS) tests/mpi/run
+		MPIRUN='$(MPIRUN)' TEST_BUILD=$(BUILD) \
+		tools/run-tests $(TESTS) tests/mpi/run tests/man/run tests/tools/run
 
 _run-examples: $(EXAMPLES)
 	@echo '=== examples in $(BUILD)/ (smoke run)'
