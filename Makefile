@@ -34,7 +34,8 @@
 #                                mpirun, as one entry of the test suite)
 #   benchmarks/*-mpi/NAME.c   -> $(BUILD)/bench/NAME    (distributed benchmarks)
 #   man/*.1 man/*.3 man/*.7   -> installed in man1/ man3/ man7/
-#   tools/locus-trace         -> installed in bindir (a Python script)
+#   tools/locus-trace         -> $(BUILD)/tools/locus-trace (@VERSION@ replaced
+#                                by configure's VERSION), installed in bindir
 #
 # One set of rules, parametrised by BUILD (output directory) and SAN
 # (none|asan|tsan, which picks SANFLAGS and the sanitizer options):
@@ -182,6 +183,7 @@ TEST_SUPPORT_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT_SRCS))
 TEST_WRAP = -Wl,--wrap=mallocx,--wrap=rallocx,--wrap=posix_memalign,--wrap=mallctl
 EXAMPLES = $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SRCS))
 TOOLS = $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
+TOOL_SCRIPTS_BUILT = $(patsubst tools/%,$(BUILD)/tools/%,$(TOOL_SCRIPTS))
 BENCH_LOCUS = $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_LOCUS_SRCS))))
 ifeq ($(HAVE_OPENMP),1)
 BENCH_OMP = $(addprefix $(BUILD)/bench/,$(patsubst %_omp,%-omp,$(basename $(notdir $(BENCH_OMP_SRCS)))))
@@ -204,8 +206,8 @@ ifeq ($(HAVE_SIMGRID),1)
 SIM_OBJS = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS)))
 SIM_SO = $(BUILD)/liblocus-sim.so
 endif
-PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(BENCH_LOCUS) $(BENCH_OMP) $(GOMP_TESTS) \
-	$(MPI_TESTS) $(BENCH_MPI)
+PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(TOOL_SCRIPTS_BUILT) $(BENCH_LOCUS) $(BENCH_OMP) \
+	$(GOMP_TESTS) $(MPI_TESTS) $(BENCH_MPI)
 
 # Rebuild everything when the compiler, flags or libraries change.
 FLAGS_TRACK = $(BUILD)/FLAGS.track
@@ -351,6 +353,11 @@ $(BUILD)/tools/%: tools/%.c $(LIB_A) $(FLAGS_TRACK) | build/config.h
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
 		$(LIB_A) $(ALL_LDFLAGS) $(LIB_LIBS)
 
+# The scripts among the tools get the version (their --version) here.
+$(TOOL_SCRIPTS_BUILT): $(BUILD)/tools/%: tools/% config.mak.autogen
+	@mkdir -p $(@D)
+	$(QUIET)sed -e 's|@VERSION@|$(VERSION)|g' $< >$@.tmp && chmod 755 $@.tmp && mv $@.tmp $@
+
 # MPI programs: liblocus-mpi, liblocus and libmpi; run with mpirun.
 $(BUILD)/tests/mpi/%: tests/mpi/%.c $(MPI_LIB_A) $(LIB_A) $(FLAGS_TRACK) | build/config.h
 	@mkdir -p $(@D)
@@ -395,11 +402,15 @@ RUN_TESTS_TIMEOUT_none = 300
 RUN_TESTS_TIMEOUT_asan = 900
 RUN_TESTS_TIMEOUT_tsan = 900
 
-_run-tests: $(TESTS)
+# tests/man/run: the man pages against the headers, the exports and an
+# install (make install prefix=TMP); tests/tools/run: the tools' and the
+# benchmark scripts' --help, --version and usage errors.
+_run-tests: $(TESTS) $(LIB_SO) $(TOOLS) $(TOOL_SCRIPTS_BUILT)
 	@echo '=== tests in $(BUILD)/ (LOCUS_TEST_SANITIZER=$(SAN))'
 	@$(TEST_ENV) RUN_TESTS_TIMEOUT=$(or $(RUN_TESTS_TIMEOUT),$(RUN_TESTS_TIMEOUT_$(SAN))) \
 		RUN_TESTS_LABEL='$(SUITE)' MPI_TEST_BUILD=$(BUILD) MPI_TEST_HAVE_MPI=$(HAVE_MPI) \
-		MPIRUN='$(MPIRUN)' tools/run-tests $(TESTS) tests/mpi/run
+		MPIRUN='$(MPIRUN)' TEST_BUILD=$(BUILD) \
+		tools/run-tests $(TESTS) tests/mpi/run tests/man/run tests/tools/run
 
 _run-examples: $(EXAMPLES)
 	@echo '=== examples in $(BUILD)/ (smoke run)'
@@ -508,7 +519,7 @@ deps:
 # ---------------------------------------------------------------- install
 # locus.pc gets the make-time paths, so `make install prefix=...` is right
 # even when configure was given another prefix.
-install: lib gomp mpilib $(TOOLS) locus.pc
+install: lib gomp mpilib $(TOOLS) $(TOOL_SCRIPTS_BUILT) locus.pc
 	$(INSTALL) -d '$(DESTDIR)$(libdir)/pkgconfig' '$(DESTDIR)$(includedir)' '$(DESTDIR)$(libdir)/locus'
 	$(INSTALL_DATA) $(LIB_A) '$(DESTDIR)$(libdir)/'
 	$(INSTALL_PROGRAM) $(LIB_SO) '$(DESTDIR)$(libdir)/'
@@ -544,7 +555,7 @@ ifneq ($(MAN7),)
 	$(INSTALL_DATA) $(MAN7) '$(DESTDIR)$(mandir)/man7/'
 endif
 	$(INSTALL) -d '$(DESTDIR)$(bindir)'
-	$(INSTALL_PROGRAM) $(TOOLS) $(TOOL_SCRIPTS) '$(DESTDIR)$(bindir)/'
+	$(INSTALL_PROGRAM) $(TOOLS) $(TOOL_SCRIPTS_BUILT) '$(DESTDIR)$(bindir)/'
 
 uninstall:
 	rm -f '$(DESTDIR)$(libdir)/liblocus.a' '$(DESTDIR)$(libdir)/$(SONAME)' \

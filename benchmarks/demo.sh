@@ -20,7 +20,16 @@
 #   streamcluster and inthist at test: their small presets take seconds to
 #   minutes here), DEMO_REPS (default 3), DEMO_DIR (default build/demo),
 #   BIN_DIR (default build/bench).
+# Usage: benchmarks/demo.sh [--help]   (no other argument: settings are
+#   the environment variables above)
 set -uo pipefail
+
+case ${1:-} in
+-h|--help) sed -n '2,/^set -/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+'') ;;
+*) echo "demo: unexpected argument '$1' (settings are environment variables; try --help)" >&2
+   exit 2 ;;
+esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1

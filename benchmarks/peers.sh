@@ -11,6 +11,12 @@
 #   (default 5), N (Cholesky order, default 8192), TILES (default "256 512"),
 #   JACOBI (jacobi preset, default small).
 set -euo pipefail
+case ${1:-} in
+-h|--help) sed -n '2,/^set -/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+'') ;;
+*) echo "peers.sh: unexpected argument '$1' (settings are environment variables; try --help)" >&2
+   exit 2 ;;
+esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 b=$root/build/bench
 for p in cholesky cholesky-omp lapack_peer jacobi jacobi-omp stream; do

@@ -8,7 +8,8 @@
  * task run (locus_get_stats), each with the label it was given, on the
  * worker and node the task itself saw (locus_worker_id/node), and the
  * local/near/far bytes of all tasks sum to locus_get_stats'; locus-trace
- * summary, timeline and compare run and the PNGs are written; an OpenMP
+ * summary, timeline and compare run and the PNGs are written (timeline
+ * without -o: TRACE-DIR-NAME-timeline.png in the current directory); an OpenMP
  * program through liblocus-gomp gets its outlined functions as labels; the
  * dot file parses (dot -Tsvg), has one node per task, labelled with the
  * task's label and node, and exactly the declared edges, and dot draws as
@@ -247,13 +248,32 @@ static void test_traced_run(void **state)
     assert_int_equal(nodes_seen, nn < 4 ? nn : 4);
     assert_int_equal(crit, 1);
 
-    /* the timelines are drawn */
+    /* the timelines are drawn: by label without -o, into NAME-timeline.png
+     * in the current directory (NAME: the trace directory's), which it
+     * names; by far bytes into the -o file */
+    char top[PATH_MAX];
+    assert_non_null(getcwd(top, sizeof top));
     for (int far = 0; far < 2; far++) {
-        snprintf(cmd, sizeof cmd, "tools/locus-trace timeline '%s' %s -o '%s/t%d.png' >/dev/null",
-                 dir, far ? "--color far" : "", tmpdir, far);
-        assert_int_equal(system(cmd), 0);
-        snprintf(cmd, sizeof cmd, "%s/t%d.png", tmpdir, far);
-        f = fopen(cmd, "rb");
+        char out[PATH_MAX + 32];
+        if (far) {
+            snprintf(out, sizeof out, "%s/t1.png", tmpdir);
+            snprintf(cmd, sizeof cmd, "tools/locus-trace timeline '%s' --color far -o '%s' "
+                     ">/dev/null", dir, out);
+            assert_int_equal(system(cmd), 0);
+        } else {
+            snprintf(out, sizeof out, "%s/trace-timeline.png", tmpdir);
+            assert_int_equal(access(out, F_OK), -1);
+            snprintf(cmd, sizeof cmd, "cd '%s' && '%s/tools/locus-trace' timeline '%s/'", tmpdir,
+                     top, dir);
+            p = popen(cmd, "r");
+            assert_non_null(p);
+            int named = 0;
+            while (fgets(line, sizeof line, p))
+                named += strcmp(line, "locus-trace: wrote trace-timeline.png\n") == 0;
+            assert_int_equal(pclose(p), 0);
+            assert_int_equal(named, 1);
+        }
+        f = fopen(out, "rb");
         assert_non_null(f);
         unsigned char magic[8];
         assert_int_equal(fread(magic, 1, 8, f), 8);

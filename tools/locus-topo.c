@@ -7,6 +7,8 @@
  * misdetection (the peers' users ask for one: StarPU #33).  --counters
  * shows instead which coherence-traffic counter backends and classes this
  * machine can count, and why not (LOCUS_COUNTERS, see locus(7)).
+ * Exit status (locus-topo(1)): 0; 1 when the topology cannot be loaded or
+ * the counters asked for cannot be opened; 2 for a usage error.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"   /* LOCUS_VERSION: configure's PACKAGE_VERSION */
 #include "counters/counters.h"
 #include "env.h"
 #include "topology.h"
@@ -22,7 +25,7 @@ static void usage(FILE *f, const char *prog)
 {
     fprintf(f,
             "usage: %s [--workers N] [--topology SPEC]\n"
-            "       %s --presets | --counters | --help\n"
+            "       %s --presets | --counters | --help | --version\n"
             "Prints the NUMA topology Locus schedules over and the placement of N workers.\n"
             "  --workers N      workers to place (default LOCUS_THREADS, else the CPUs of\n"
             "                   the affinity mask), 1..%d\n"
@@ -31,7 +34,11 @@ static void usage(FILE *f, const char *prog)
             "                   or the path of an hwloc XML file (see --presets)\n"
             "  --presets        lists the preset topologies\n"
             "  --counters       which coherence-traffic counter backends and classes\n"
-            "                   this machine can count, and why not (LOCUS_COUNTERS)\n",
+            "                   this machine can count, and why not (LOCUS_COUNTERS)\n"
+            "  --help           this text;  --version  the version of Locus\n"
+            "Environment: LOCUS_TOPOLOGY, LOCUS_THREADS, LOCUS_COUNTERS (see locus(7)).\n"
+            "Exit status: 0; 1 when the topology or the counters cannot be loaded;\n"
+            "2 for a usage error.  Manual: locus-topo(1).\n",
             prog, prog, LC_MAX_WORKERS);
 }
 
@@ -145,6 +152,9 @@ int main(int argc, char **argv)
             printf("\n");
             print_spec_help(stdout);
             return 0;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            printf("locus-topo (Locus) %s\n", LOCUS_VERSION);
+            return 0;
         } else if (strcmp(argv[i], "--counters") == 0) {
             counters = 1;
         } else if (strcmp(argv[i], "--presets") == 0) {
@@ -158,9 +168,12 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(argv[i], "--topology") == 0 && i + 1 < argc) {
             spec = argv[++i];
+        } else if ((strcmp(argv[i], "--workers") == 0 || strcmp(argv[i], "--topology") == 0)
+                   && i + 1 == argc) {
+            fprintf(stderr, "%s: option '%s' needs a value (try --help)\n", argv[0], argv[i]);
+            return 2;
         } else {
-            fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[i]);
-            usage(stderr, argv[0]);
+            fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", argv[0], argv[i]);
             return 2;
         }
     }

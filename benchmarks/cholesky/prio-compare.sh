@@ -16,8 +16,10 @@ rt=
 rounds=5
 while [ $# -gt 0 ]; do
     case $1 in
+    -h|--help) sed -n '2,/^set -/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     --rt) rt="chrt -f 10"; shift ;;
-    --rounds) rounds=$2; shift 2 ;;
+    --rounds) [ $# -ge 2 ] || { echo "prio-compare.sh: option '--rounds' needs a value" >&2; exit 2; }
+              rounds=$2; shift 2 ;;
     *) break ;;
     esac
 done

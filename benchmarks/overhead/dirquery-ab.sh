@@ -13,7 +13,8 @@
 #   make -C /tmp/old build/bench/dirquery
 #   benchmarks/overhead/dirquery-ab.sh /tmp/old/build/bench/dirquery build/bench/dirquery
 set -euo pipefail
-[ $# -ge 2 ] || { echo "dirquery-ab.sh: two dirquery binaries expected" >&2; exit 2; }
+case ${1:-} in -h|--help) sed -n '2,/^set -/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+[ $# -ge 2 ] || { echo "dirquery-ab.sh: two dirquery binaries expected (try --help)" >&2; exit 2; }
 a=$1 b=$2
 shift 2
 for x in "$a" "$b"; do

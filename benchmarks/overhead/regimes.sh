@@ -7,6 +7,7 @@
 # Usage: benchmarks/overhead/regimes.sh [overhead options, e.g. --quick]
 # Environment: THREADS (default: nproc), ROUNDS.
 set -euo pipefail
+case ${1:-} in -h|--help) sed -n '2,/^set -/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$root/build/bench/overhead
 [ -x "$bin" ] || { echo "regimes.sh: $bin missing: run make" >&2; exit 2; }
