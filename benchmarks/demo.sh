@@ -93,8 +93,8 @@ trace_demo() {
     # What every timeline says of its topology: bullion-s16 is modelled
     # (LOCUS_TOPOLOGY), its 16 workers take turns on this machine's CPUs.
     local note="bullion-s16 is a VIRTUAL topology (16 NUMA nodes modelled by Locus, no page moves): \
-its 16 workers ran on this machine's $cpus CPUs ($nodes real NUMA node$([ "$nodes" = 1 ] || echo s)), \
-so the times are not the modelled machine's; where each task ran and its bytes' distance are"
+its 16 workers took turns on this machine's $cpus CPUs ($nodes real NUMA node$([ "$nodes" = 1 ] || echo s)). \
+Which node ran each task and how far its bytes were are the modelled machine's; the times are not."
     for regime in dft di naft; do
         rm -rf "$tdir/cholesky-$regime"
         local out
