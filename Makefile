@@ -22,7 +22,10 @@
 #                                libgomp.so.1 links to it)
 #   tests/gomp/*.c            -> $(BUILD)/tests/gomp/*  (gcc -fopenmp programs
 #                                linked against libgomp, run by test_gomp)
-#   tests/test_*.c            -> $(BUILD)/tests/test_*  (cmocka, static lib)
+#   tests/test_*.c            -> $(BUILD)/tests/test_*  (cmocka, static lib);
+#                                with tests/mpi/run and tests/figures/run (the
+#                                figures of benchmarks/plot and locus-trace, a
+#                                Python script), the entries of _run-tests
 #   examples/*.c              -> $(BUILD)/examples/*
 #   tools/*.c                 -> $(BUILD)/tools/*       (installed in bindir)
 #   benchmarks/*/NAME.c       -> $(BUILD)/bench/NAME
@@ -409,8 +412,8 @@ _run-tests: $(TESTS) $(LIB_SO) $(TOOLS) $(TOOL_SCRIPTS_BUILT)
 	@echo '=== tests in $(BUILD)/ (LOCUS_TEST_SANITIZER=$(SAN))'
 	@$(TEST_ENV) RUN_TESTS_TIMEOUT=$(or $(RUN_TESTS_TIMEOUT),$(RUN_TESTS_TIMEOUT_$(SAN))) \
 		RUN_TESTS_LABEL='$(SUITE)' MPI_TEST_BUILD=$(BUILD) MPI_TEST_HAVE_MPI=$(HAVE_MPI) \
-		MPIRUN='$(MPIRUN)' TEST_BUILD=$(BUILD) \
-		tools/run-tests $(TESTS) tests/mpi/run tests/man/run tests/tools/run
+		MPIRUN='$(MPIRUN)' TEST_BUILD=$(BUILD) FIGURES_TEST_BUILD=$(BUILD) \
+		tools/run-tests $(TESTS) tests/mpi/run tests/man/run tests/tools/run tests/figures/run
 
 _run-examples: $(EXAMPLES)
 	@echo '=== examples in $(BUILD)/ (smoke run)'

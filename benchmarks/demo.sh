@@ -9,7 +9,11 @@
 # regime on bullion-s16 with its timelines (build/demo/traces/, the PNGs in
 # build/demo/plots/), and the same OpenMP binaries on
 # libgomp and on Locus (benchmarks/gomp-compare.sh --quick).  A few minutes
-# on 2 cores.
+# on 2 cores.  The figures and timelines say which topology they ran on
+# (here: real; bullion-s16: virtual, 16 workers on this machine's CPUs) and,
+# on one NUMA node, that the regimes coincide; each comparison table says
+# what its targets are and what a miss means here; the demo ends with what
+# its results say on this machine, a sentence each.
 #
 # Writes build/demo/results.csv (started afresh each time) and
 # build/demo/plots/.  A benchmark whose program is not built is skipped with
@@ -51,6 +55,11 @@ done
 rc=0
 fail() { echo "demo: $*" >&2; rc=1; }
 
+# This machine, for what the figures and the closing words say of it.
+cpus=$(nproc)
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+[ "$nodes" -ge 1 ] || nodes=1
+
 rm -rf "$dir"
 mkdir -p "$dir"
 csv=$dir/results.csv
@@ -90,6 +99,11 @@ trace_demo() {
         return 0
     fi
     mkdir -p "$tdir" "$plots"
+    # What every timeline says of its topology: bullion-s16 is modelled
+    # (LOCUS_TOPOLOGY), its 16 workers take turns on this machine's CPUs.
+    local note="bullion-s16 is a VIRTUAL topology (16 NUMA nodes modelled by Locus, no page moves): \
+its 16 workers took turns on this machine's $cpus CPUs ($nodes real NUMA node$([ "$nodes" = 1 ] || echo s)). \
+Which node ran each task and how far its bytes were are the modelled machine's; the times are not."
     for regime in dft di naft; do
         rm -rf "$tdir/cholesky-$regime"
         local out
@@ -103,14 +117,18 @@ trace_demo() {
             fail "the traced cholesky run ($regime) failed"
             continue
         fi
-        tools/locus-trace timeline "$tdir/cholesky-$regime" \
-            --title "cholesky small, bullion-s16, 16 workers, $regime (colour: kernel)" \
+        local R=${regime^^}
+        tools/locus-trace timeline "$tdir/cholesky-$regime" --note "$note" \
+            --title "cholesky small, $R, bullion-s16 (virtual), 16 workers on $cpus CPUs (colour: kernel)" \
             -o "$plots/timeline-cholesky-$regime.png" || fail "locus-trace timeline ($regime) failed"
-        tools/locus-trace timeline "$tdir/cholesky-$regime" --color far \
-            --title "cholesky small, bullion-s16, 16 workers, $regime (colour: far bytes)" \
+        tools/locus-trace timeline "$tdir/cholesky-$regime" --color far --note "$note" \
+            --title "cholesky small, $R, bullion-s16 (virtual), 16 workers on $cpus CPUs (colour: far bytes)" \
             -o "$plots/timeline-cholesky-$regime-far.png" || fail "locus-trace timeline --color far ($regime) failed"
     done
-    tools/locus-trace compare "$tdir/cholesky-dft" "$tdir/cholesky-naft" \
+    tools/locus-trace compare "$tdir/cholesky-dft" "$tdir/cholesky-naft" --note "$note" \
+        --title "cholesky small on bullion-s16 (virtual), 16 workers on $cpus CPUs: DFT against NAFT" \
+        --title-a "DFT (NUMA-oblivious scheduling, first-touch pages)" \
+        --title-b "NAFT (NUMA-aware scheduling, first-touch tasks dealt over the nodes)" \
         -o "$plots/timeline-cholesky-dft-vs-naft.png" >"$plots/trace-compare-cholesky.txt" &&
         cat "$plots/trace-compare-cholesky.txt" || fail "locus-trace compare failed"
 }
@@ -126,6 +144,17 @@ if [ -x "$bin/cholesky-omp" ] && [ -f build/liblocus-gomp.so ]; then
     echo "=== benchmarks/gomp-compare.sh --quick (the same OpenMP binaries on libgomp and on Locus)"
     bash benchmarks/gomp-compare.sh --quick || fail "benchmarks/gomp-compare.sh --quick failed"
 fi
+
+# What the figures and rows above mean on this machine, in a sentence each.
+over=$((16 / cpus))
+echo "=== what these results say on this machine ($cpus CPUs, $nodes NUMA node$([ "$nodes" = 1 ] || echo s))"
+{
+    if [ "$nodes" = 1 ]; then
+        echo "- One NUMA node here: DFT, DI and NAFT are one schedule (interleaving over one node is first touch, NAFT's per-node queues are one), so the figures of topology 'machine' draw one series, 'DFT = DI = NAFT (one NUMA node)', and table3.md's ratios for it are run-to-run spread, not NUMA effects."
+    fi
+    echo "- bullion-s16 is a virtual topology (16 NUMA nodes modelled by Locus, no page moves): its 16 workers ran on these $cpus CPUs$([ "$over" -gt 1 ] && echo " (${over}x oversubscribed)"), as its figures and timelines say; its byte counts (what NAFT keeps local) are the runtime's accounting for the modelled machine, its times and speedups are not that machine's."
+    echo "- The 'rows miss their target' lines: each table says under it what its targets are (this project's, against its peer libgomp, not the paper's) and what a miss means on $cpus CPUs; with --quick a miss is a reason to rerun the full comparison, not a verdict."
+} | fold -s -w 100
 
 if [ $rc -ne 0 ]; then
     echo "demo: FAILED (see the messages above)" >&2

@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +411,20 @@ static void test_driver(void **state)
     char *s = slurp(csv);
     static const char head[] = "benchmark,size,params,regime,topology,workers,nodes,rep,seconds,";
     assert_true(strncmp(s, head, sizeof head - 1) == 0);
+    /* What the figures say of the topology: real here, and the CPUs the
+     * runs had (benchmarks/plot: "16 workers on 2 CPUs" where virtual). */
+    char tail[64];
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cpus = CPU_COUNT(&set);
+    snprintf(tail, sizeof tail, ",real,%ld\r\n", cpus);   /* Python's csv ends rows in \r\n */
+    const char *eol = strstr(s, "\r\n");
+    assert_non_null(eol);
+    assert_true(eol - s > 20 && strncmp(eol - 15, ",topo_kind,cpus", 15) == 0);
+    if (!strstr(eol, tail))
+        print_error("no row ends in ',real,%ld' in:\n%s\n", cpus, s);
+    assert_non_null(strstr(eol, tail));
     free(s);
 
     /* Resume: the same sweep again runs nothing and adds no row. */

@@ -137,7 +137,11 @@ done
 sort -u "$tmp/info" | sed 's/^/  /' >&2
 
 # Join on (pattern, window); rows in the order the locus results came.
-awk -F, -v csv="$csv" -v threads="$threads" '
+quick=0
+case " ${pass[*]:-} " in *" --quick "*) quick=1 ;; esac
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+awk -F, -v csv="$csv" -v threads="$threads" -v quick="$quick" -v nodes="${nodes:-1}" \
+    -v regime="${LOCUS_REGIME:-naft}" '
     $1 == "locus"   { key = $2 "," $3; if (!(key in lm)) order[n++] = key
                       lm[key] = $6; ln[key] = $7; lw[key] = $5; tasks[key] = $4 }
     $1 == "libgomp" { key = $2 "," $3; gm[key] = $6; gn[key] = $7; gw[key] = $5 }
@@ -158,8 +162,13 @@ awk -F, -v csv="$csv" -v threads="$threads" '
             target = (f[1] == "indep") ? 1.0 : 0.2
             ratio = (gm[key] > 0) ? lm[key] / gm[key] : 0
             met = (gm[key] > 0 && ratio <= target) ? "yes" : "no"
-            if (met == "no") missed++
             win = (f[2] == tasks[key]) ? "N" : f[2]
+            kind = (f[1] == "indep") ? "indep" : "dep"
+            has[kind] = 1
+            if (met == "no") {
+                missed++
+                miss[kind] = miss[kind] (miss[kind] == "" ? "" : ", ") f[1] " w=" win
+            }
             r = (f[1] in rt) ? rt[f[1]] : "-"
             if (csv) printf "%s,%s,%s,%s,%s,%s,%.3f,%.1f,%s,%s,%s,%s\n", f[1], f[2], tasks[key],
                             threads, lm[key], gm[key], ratio, target, met, ln[key], gn[key], r
@@ -171,8 +180,32 @@ awk -F, -v csv="$csv" -v threads="$threads" '
             printf "ratio = locus/libgomp, lower is better. Targets: dependent patterns (chain, chains,\n"
             printf "fanin) <= 0.2; indep <= 1.0. %d of %d rows miss their target.\n", missed, n
             printf "rt ns = round trip of a cache line between two CPUs before/after the pattern.\n"
+            # What each kind of row targets, where the target comes from,
+            # and what a miss says on this machine (a sentence each).
+            print ""
+            wrap("The targets are this project\047s (benchmarks/README.md, Targets), set against its peer libgomp (gcc `task depend`, the same task bodies), not figures of the paper; here " \
+                 threads " thread" (threads == 1 ? "" : "s") " on " nodes " NUMA node" (nodes == 1 ? "" : "s") \
+                 ", regime " toupper(regime) (nodes == 1 ? " (on one node every regime schedules alike)" : "") (quick ? ", --quick" : "") ":", "", " ")
+            if (has["dep"])
+                say("dep", "chain, chains, fanin (<= 0.2): Locus\047s cost per dependent task at most a fifth of libgomp\047s. " \
+                    "A task handed from one core to another costs at least one rt, so a row measured while rt ns was high (it swings 70-500 ns on the development VM) measures the machine as much as Locus" \
+                    (quick ? ", and --quick runs (1e5 tasks, 3 reps) swing the more: a miss says rerun without --quick, then benchmarks/overhead/ab.sh, before it says regression." : ": a miss wants a second invocation and benchmarks/overhead/ab.sh before it is called a regression."))
+            if (has["indep"])
+                say("indep", "indep (<= 1.0): independent tasks no dearer than libgomp\047s, which runs them inline when its queue is long; " \
+                    "a miss means Locus spent more per spawn there" (quick ? ", often within the swing of --quick runs." : ", worth a benchmarks/overhead/ab.sh comparison."))
         }
         exit bad ? 3 : (missed ? 4 : 0)
+    }
+    function say(kind, text) {   # a sentence per kind of row, and whether it was met
+        wrap(text ((kind in miss) ? " Missed here: " miss[kind] "." : " Met here."), "  -", "   ")
+    }
+    function wrap(text, first, rest,   words, nw, i, line) {   # at 96 columns
+        nw = split(text, words, " "); line = first
+        for (i = 1; i <= nw; i++) {
+            if (length(line) + 1 + length(words[i]) > 96) { print line; line = rest }
+            line = line (line == "" ? "" : " ") words[i]
+        }
+        print line
     }' "$tmp/results" || status=$?
 status=${status:-0}
 case $status in
