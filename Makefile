@@ -413,7 +413,8 @@ _run-tests: $(TESTS) $(LIB_SO) $(TOOLS) $(TOOL_SCRIPTS_BUILT)
 	@$(TEST_ENV) RUN_TESTS_TIMEOUT=$(or $(RUN_TESTS_TIMEOUT),$(RUN_TESTS_TIMEOUT_$(SAN))) \
 		RUN_TESTS_LABEL='$(SUITE)' MPI_TEST_BUILD=$(BUILD) MPI_TEST_HAVE_MPI=$(HAVE_MPI) \
 		MPIRUN='$(MPIRUN)' TEST_BUILD=$(BUILD) FIGURES_TEST_BUILD=$(BUILD) \
-		tools/run-tests $(TESTS) tests/mpi/run tests/man/run tests/tools/run tests/figures/run
+		tools/run-tests $(TESTS) tests/mpi/run tests/man/run tests/tools/run tests/figures/run \
+		tests/node-check/run
 
 _run-examples: $(EXAMPLES)
 	@echo '=== examples in $(BUILD)/ (smoke run)'
