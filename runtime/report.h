@@ -8,6 +8,7 @@
 #define LC_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "locus.h"
 
@@ -25,6 +26,10 @@ struct lc_report_info {
     const locus_counters_t *counters;         /* totals over sockets */
     const locus_counters_t *socket_counters;  /* nsockets entries, may be NULL */
     int nsockets;
+    /* NULL: ended by locus_finalize; else how the run ended without it
+     * ("exit", "SIGTERM", "SIGINT"), with unfinished tasks not run to their end */
+    const char *ended;
+    uint64_t unfinished;
 };
 
 /*
