@@ -41,6 +41,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,8 +153,8 @@ static void at_exit(void)
     /* a signal came (its thread writes the outputs, or has): its thread
      * raises it again, which is how this process must end, not with
      * exit's status */
-    int by_signal = rt && (rt->outputs_by == LC_OUT_SIGNAL
-                           || atomic_load_explicit(&sig_seen, memory_order_seq_cst));
+    int by_signal = (rt && rt->outputs_by == LC_OUT_SIGNAL)
+                    || atomic_load_explicit(&sig_seen, memory_order_seq_cst);
     if (!rt || rt->outputs_by != LC_OUT_NONE || by_signal
         || ((rt->team_mode || lc_sim) && w == &rt->workers[0] && w->cur == rt->root)) {
         pthread_mutex_unlock(&out_lock);
@@ -173,10 +174,10 @@ static void at_exit(void)
 /* The thread that writes the outputs for a signal: a byte 0 ends it. */
 static void *signal_main(void *arg)
 {
-    (void)arg;
+    int rfd = (int)(intptr_t)arg;   /* (not sig_rfd: the remover may clear it) */
     for (;;) {
         unsigned char c;
-        ssize_t n = read(sig_rfd, &c, 1);
+        ssize_t n = read(rfd, &c, 1);
         if (n < 0 && errno == EINTR)
             continue;
         if (n != 1 || c == 0)
@@ -204,7 +205,7 @@ static void signals_install(struct lc_runtime *rt)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     sig_rfd = fds[0];
-    int r = pthread_create(&sig_thread, NULL, signal_main, NULL);
+    int r = pthread_create(&sig_thread, NULL, signal_main, (void *)(intptr_t)fds[0]);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (r != 0) {
         close(fds[0]);

@@ -1,8 +1,9 @@
 /*
- * report.h - the locality report written at locus_finalize() when
- * LOCUS_REPORT is set: a human table (stderr, or a file with any other
- * extension), JSON (*.json) or CSV (*.csv), with the coherence-traffic
- * counters when info->counters is set.
+ * report.h - the locality report written at locus_finalize() (or at an
+ * exit or a signal without it: exit.c) when LOCUS_REPORT is set: a human
+ * table (stderr, or a file with any other extension), JSON (*.json) or
+ * CSV (*.csv), with the coherence-traffic counters when info->counters is
+ * set.
  */
 #ifndef LC_REPORT_H
 #define LC_REPORT_H

@@ -231,10 +231,18 @@ static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
-    size_t cap = 1 << 16;
+    size_t cap = 1 << 16, n;
     char *p = malloc(cap);
     assert_non_null(p);
-    *len = fread(p, 1, cap - 1, f);
+    *len = 0;
+    while ((n = fread(p + *len, 1, cap - 1 - *len, f)) > 0) {
+        *len += n;
+        if (*len == cap - 1) {
+            cap *= 2;
+            p = realloc(p, cap);
+            assert_non_null(p);
+        }
+    }
     p[*len] = '\0';
     fclose(f);
     return p;

@@ -2,7 +2,8 @@
  * trace.c - recording for LOCUS_TRACE and LOCUS_DAG: each worker appends
  * events to chunks it allocated itself (trace.h says why that is all the
  * hot path pays), and locus_finalize() hands the chunks to the writers
- * (otf2.c, dag.c) once every worker has stopped.
+ * (otf2.c, dag.c) once every worker has stopped; a run that ends without
+ * it (runtime/exit.c) hands them what each worker had published.
  */
 #define _GNU_SOURCE
 #include <errno.h>

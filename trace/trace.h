@@ -3,7 +3,8 @@
  * LOCUS_TRACE (an OTF2 trace) and LOCUS_DAG (the task graph in Graphviz
  * dot), events appended to the recording worker's own buffer, never to a
  * shared one, and written out at locus_finalize() once every worker has
- * stopped.  The core sees none of this file.
+ * stopped (or, by a run that ends without it, as far as each worker had
+ * published: runtime/exit.c).  The core sees none of this file.
  *
  * With tracing on, an event is a clock read and a 64-byte store into a
  * chunk the worker allocated itself (no lock, no line another thread
@@ -49,7 +50,7 @@ struct lc_trace_chunk {
 };
 
 /* A worker's recording: written by its worker only, read at finalize (or,
- * at an exit without it, up to lc_trace_snapshot's cut). */
+ * by a run ending without it, up to the writers' cut: trace.c, snapshot). */
 struct lc_trace_buf {
     _Alignas(64) struct lc_trace_chunk *head, *cur;   /* head: from lc_trace_init on */
     _Atomic uint64_t seq;    /* tasks this worker spawned (the low bits of their ids) */
@@ -58,8 +59,9 @@ struct lc_trace_buf {
     int worker;
     uint64_t ticks0, ns0;    /* (first buffer only) the clocks at init, for the conversion */
     uint64_t cut_ns;         /* (first buffer only) when the writers took the events */
-    /* the writers' cut (lc_trace_snapshot): the last chunk they read and
-     * its events they read; written and read by the writers only */
+    /* the writers' cut (trace.c, snapshot): the last chunk they read and
+     * how many of its events; the writers' alone, on a line of their own
+     * (the owner may still be recording beside them) */
     _Alignas(64) struct lc_trace_chunk *snap_last;
     uint32_t snap_n;
 };
