@@ -61,6 +61,8 @@ static _Atomic int sig_fd = -1;
 static _Atomic int sig_seen;
 static int sig_rfd = -1;
 static pid_t sig_pid;            /* the process that installed the handler */
+static pid_t arm_pid;            /* the process that started the runtime: a forked
+                                    child's exit writes nothing of its parent's */
 static int sig_ours[NHANDLED];   /* our handler was installed for handled[i] */
 static pthread_t sig_thread;
 static int sig_thread_on;
@@ -153,9 +155,10 @@ static void at_exit(void)
     /* a signal came (its thread writes the outputs, or has): its thread
      * raises it again, which is how this process must end, not with
      * exit's status */
-    int by_signal = (rt && rt->outputs_by == LC_OUT_SIGNAL)
-                    || atomic_load_explicit(&sig_seen, memory_order_seq_cst);
-    if (!rt || rt->outputs_by != LC_OUT_NONE || by_signal
+    int ours = getpid() == arm_pid;
+    int by_signal = ours && ((rt && rt->outputs_by == LC_OUT_SIGNAL)
+                             || atomic_load_explicit(&sig_seen, memory_order_seq_cst));
+    if (!rt || !ours || rt->outputs_by != LC_OUT_NONE || by_signal
         || ((rt->team_mode || lc_sim) && w == &rt->workers[0] && w->cur == rt->root)) {
         pthread_mutex_unlock(&out_lock);
         while (by_signal)
@@ -279,6 +282,9 @@ void lc_exit_arm(struct lc_runtime *rt)
     static int registered;   /* under lc_init_lock (init.c) */
     if (!registered && atexit(at_exit) == 0)
         registered = 1;
+    pthread_mutex_lock(&out_lock);
+    arm_pid = getpid();
+    pthread_mutex_unlock(&out_lock);
     signals_install(rt);
 }
 

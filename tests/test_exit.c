@@ -10,6 +10,7 @@
  *     tasks that never end, exactly), the DAG is a whole digraph, and the
  *     OTF2 trace reads with otf2-print (every task region entered is left:
  *     the ones still running end at the cut) and with tools/locus-trace;
+ *   a forked child's exit() writes nothing (the report has one line);
  *   a cut taken while a worker spawns and runs tasks: whole outputs, every
  *     region entered in the trace left;
  *   LOCUS_SIGNALS=0: SIGTERM is left alone (death by it, an empty report
@@ -143,6 +144,17 @@ static int child(const char *mode)
         _exit(25);
     if (churning)
         sleep_ms(100);   /* its buffers grow meanwhile */
+    if (strcmp(mode, "fork") == 0) {
+        /* a child of this process (no exec): its exit() is not the run's
+         * end, so it writes nothing; the parent's exit writes once */
+        pid_t pid = fork();
+        if (pid == 0)
+            exit(0);
+        int st;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+            _exit(27);
+        exit(0);
+    }
     if (strcmp(mode, "exit") == 0 || churning)
         exit(0);
     if (strcmp(mode, "return") == 0)
@@ -418,6 +430,23 @@ static void test_exit_while_recording(void **state)
     }
 }
 
+/* A forked child's exit() writes nothing of its parent's run. */
+static void test_forked_child(void **state)
+{
+    (void)state;
+    const char *san = getenv("LOCUS_TEST_SANITIZER");
+    if (san && strcmp(san, "tsan") == 0) {
+        print_message("skipped under TSan: a fork of a process whose threads hold "
+                      "jemalloc's locks is more than TSan follows\n");
+        skip();
+    }
+    struct outputs o;
+    int st = run_child("fork", NULL, 0, &o);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    check_outputs(&o, "exit", NSPIN, 1);   /* one line: the parent's */
+}
+
 /* LOCUS_SIGNALS=0: killed as without Locus, nothing written. */
 static void test_signals_off(void **state)
 {
@@ -474,6 +503,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_return_from_main),
         cmocka_unit_test(test_exit_from_task),
         cmocka_unit_test(test_exit_while_recording),
+        cmocka_unit_test(test_forked_child),
         cmocka_unit_test(test_sigterm),
         cmocka_unit_test(test_signals_off),
         cmocka_unit_test(test_own_handler),
