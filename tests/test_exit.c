@@ -3,8 +3,8 @@
  * without locus_finalize (runtime/exit.c), each in a child (this program
  * started anew with --child MODE) whose workers are still running tasks:
  *   exit() from main, a return from main, exit() from a task: the child's
- *     own exit status; SIGTERM sent by the test while tasks run: the child
- *     dies of SIGTERM;
+ *     own exit status; SIGTERM (and SIGINT) sent by the test while tasks
+ *     run: the child dies of that signal;
  *   in each, the report (JSON Lines) is one complete line that says how
  *     the run ended ("ended") and how many tasks were unfinished (the
  *     tasks that never end, exactly), the DAG is a whole digraph, and the
@@ -14,8 +14,9 @@
  *   a cut taken while a worker spawns and runs tasks: whole outputs, every
  *     region entered in the trace left;
  *   LOCUS_SIGNALS=0: SIGTERM is left alone (death by it, an empty report
- *     file, no trace), and a program's own SIGTERM handler is kept (it
- *     runs; the outputs are then written at its exit()).
+ *     file, no trace), a program's own SIGTERM handler is kept (it runs;
+ *     the outputs are then written at its exit()), and so is a SIGINT it
+ *     ignores (SIGINT does nothing, a SIGTERM then ends it).
  * The trace checks are left out, saying so, without OTF2 or otf2-print.
  */
 #define _GNU_SOURCE
@@ -115,6 +116,8 @@ static int child(const char *mode)
 {
     if (strcmp(mode, "own-handler") == 0)
         signal(SIGTERM, on_term);
+    if (strcmp(mode, "ignore-int") == 0)
+        signal(SIGINT, SIG_IGN);
     if (locus_init() != 0) {
         fprintf(stderr, "child: locus_init: %s\n", locus_error_message());
         _exit(20);
@@ -174,9 +177,11 @@ struct outputs {
 };
 
 /* Runs --child mode with fresh outputs (signals: LOCUS_SIGNALS's value,
- * or NULL), sending SIGTERM once it is ready when term is set; its wait
+ * or NULL), sending it signal first (0: none), then 100 ms later signal
+ * term (0: none) once it is ready; its wait
  * status. */
-static int run_child(const char *mode, const char *signals, int term, struct outputs *o)
+static int run_child(const char *mode, const char *signals, int first, int term,
+                     struct outputs *o)
 {
     static int seq;
     seq++;
@@ -209,9 +214,20 @@ static int run_child(const char *mode, const char *signals, int term, struct out
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_addclose(&fa, fds[0]);
     char *argv[] = { self, (char *)"--child", (char *)mode, NULL };
+    /* the child starts with both signals at their default (a shell starts
+     * a background job with SIGINT ignored, which Locus would keep) */
+    posix_spawnattr_t sa;
+    sigset_t dfl;
+    sigemptyset(&dfl);
+    sigaddset(&dfl, SIGTERM);
+    sigaddset(&dfl, SIGINT);
+    posix_spawnattr_init(&sa);
+    posix_spawnattr_setsigdefault(&sa, &dfl);
+    posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGDEF);
     pid_t pid;
-    int e = posix_spawn(&pid, self, &fa, NULL, argv, environ);
+    int e = posix_spawn(&pid, self, &fa, &sa, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&sa);
     close(fds[1]);
     unsetenv("LOCUS_REPORT");
     unsetenv("LOCUS_DAG");
@@ -228,7 +244,11 @@ static int run_child(const char *mode, const char *signals, int term, struct out
         assert_non_null(f);
         assert_non_null(fgets(line, sizeof line, f));
         assert_string_equal(line, "ready\n");
-        assert_int_equal(kill(pid, SIGTERM), 0);
+        if (first) {
+            assert_int_equal(kill(pid, first), 0);
+            sleep_ms(100);
+        }
+        assert_int_equal(kill(pid, term), 0);
         fclose(f);
     } else {
         close(fds[0]);
@@ -352,7 +372,7 @@ static void test_exit_from_main(void **state)
 {
     (void)state;
     struct outputs o;
-    int st = run_child("exit", NULL, 0, &o);
+    int st = run_child("exit", NULL, 0, 0, &o);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
     check_outputs(&o, "exit", NSPIN, 1);
@@ -362,7 +382,7 @@ static void test_return_from_main(void **state)
 {
     (void)state;
     struct outputs o;
-    int st = run_child("return", NULL, 0, &o);
+    int st = run_child("return", NULL, 0, 0, &o);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
     check_outputs(&o, "exit", NSPIN, 1);
@@ -372,7 +392,7 @@ static void test_exit_from_task(void **state)
 {
     (void)state;
     struct outputs o;
-    int st = run_child("exit-task", NULL, 0, &o);
+    int st = run_child("exit-task", NULL, 0, 0, &o);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 5);
     check_outputs(&o, "exit", 1, 0);   /* the task that called exit() */
@@ -382,10 +402,21 @@ static void test_sigterm(void **state)
 {
     (void)state;
     struct outputs o;
-    int st = run_child("signals", NULL, 1, &o);
+    int st = run_child("signals", NULL, 0, SIGTERM, &o);
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGTERM);
     check_outputs(&o, "SIGTERM", NSPIN, 1);
+}
+
+/* SIGINT (a ^C): the same, and the process dies of SIGINT. */
+static void test_sigint(void **state)
+{
+    (void)state;
+    struct outputs o;
+    int st = run_child("signals", NULL, 0, SIGINT, &o);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGINT);
+    check_outputs(&o, "SIGINT", NSPIN, 1);
 }
 
 /* The cut taken while a worker records: the report and the graph whole,
@@ -394,7 +425,7 @@ static void test_exit_while_recording(void **state)
 {
     (void)state;
     struct outputs o;
-    int st = run_child("churn", NULL, 0, &o);
+    int st = run_child("churn", NULL, 0, 0, &o);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
     size_t len;
@@ -435,7 +466,7 @@ static void test_forked_child(void **state)
 {
     (void)state;
     struct outputs o;
-    int st = run_child("fork", NULL, 0, &o);
+    int st = run_child("fork", NULL, 0, 0, &o);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
     check_outputs(&o, "exit", NSPIN, 1);   /* one line: the parent's */
@@ -446,7 +477,7 @@ static void test_signals_off(void **state)
 {
     (void)state;
     struct outputs o;
-    int st = run_child("signals", "0", 1, &o);
+    int st = run_child("signals", "0", 0, SIGTERM, &o);
     assert_true(WIFSIGNALED(st));
     assert_int_equal(WTERMSIG(st), SIGTERM);
     struct stat sb;
@@ -457,12 +488,24 @@ static void test_signals_off(void **state)
     assert_int_equal(access(anchor, F_OK), -1);
 }
 
+/* A signal the program ignores stays ignored: SIGINT does nothing, then
+ * SIGTERM ends the run (with the outputs). */
+static void test_ignored_kept(void **state)
+{
+    (void)state;
+    struct outputs o;
+    int st = run_child("ignore-int", NULL, SIGINT, SIGTERM, &o);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGTERM);
+    check_outputs(&o, "SIGTERM", NSPIN, 1);
+}
+
 /* The program's own handler stays: it runs, and its exit() writes. */
 static void test_own_handler(void **state)
 {
     (void)state;
     struct outputs o;
-    int st = run_child("own-handler", NULL, 1, &o);
+    int st = run_child("own-handler", NULL, 0, SIGTERM, &o);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 7);
     check_outputs(&o, "exit", NSPIN, 1);
@@ -499,8 +542,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_exit_while_recording),
         cmocka_unit_test(test_forked_child),
         cmocka_unit_test(test_sigterm),
+        cmocka_unit_test(test_sigint),
         cmocka_unit_test(test_signals_off),
         cmocka_unit_test(test_own_handler),
+        cmocka_unit_test(test_ignored_kept),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[PATH_MAX + 16];
