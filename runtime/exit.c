@@ -16,7 +16,8 @@
  * trace ends the tasks still running at the cut.
  *
  * exit() and a return from main: an atexit handler, registered at the
- * first locus_init.  A liblocus-gomp pool (team mode) or a simulated run
+ * first locus_init (a forked child's exit writes nothing: the run is its
+ * parent's).  A liblocus-gomp pool (team mode) or a simulated run
  * whose initial thread exits outside any task is left to their own
  * handlers, which call locus_finalize (gomp/parallel.c, sim.c).
  *
@@ -49,7 +50,6 @@
 
 #include "runtime.h"
 #include "sim.h"
-#include "thread.h"
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
