@@ -42,7 +42,7 @@ static const char *const known_names[] = {
     "LOCUS_STEAL",   "LOCUS_STEAL_SPIN", "LOCUS_REPORT", "LOCUS_VERBOSE",
     "LOCUS_COUNTERS", "LOCUS_GRAIN_NS", "LOCUS_POLL_US", "LOCUS_TEST_SANITIZER",
     "LOCUS_TRACE",   "LOCUS_DAG",      "LOCUS_SIM",      "LOCUS_SIM_MACHINE",
-    "LOCUS_SIM_MODEL", "LOCUS_SIM_SEED", "LOCUS_SIM_SCHEDULE",
+    "LOCUS_SIM_MODEL", "LOCUS_SIM_SEED", "LOCUS_SIM_SCHEDULE", "LOCUS_SIGNALS",
 };
 #define NKNOWN (sizeof known_names / sizeof known_names[0])
 
@@ -99,6 +99,7 @@ void lc_options_defaults(struct lc_options *o)
     o->report[0] = '\0';
     o->trace[0] = '\0';
     o->dag[0] = '\0';
+    o->signals = 1;
     o->verbose = 0;
     o->counters = LC_COUNTERS_AUTO;
     o->likwid_marker = 0;
@@ -383,6 +384,11 @@ static int parse_all(struct penv *p, struct lc_options *o)
 
     /* LOCUS_SIM names the topology it simulates, which LOCUS_TOPOLOGY may
      * repeat but not contradict */
+    if ((r = parse_uint(p, "LOCUS_SIGNALS", 0, 1, "default 1: outputs written on SIGTERM "
+                        "and SIGINT; 0: the signals left alone", &x)) < 0)
+        return r;
+    if (r)
+        o->signals = (int)x;
     if ((r = parse_text(p, "LOCUS_SIM", "the topology to simulate (a preset name, an hwloc "
                         "synthetic description or an XML file path)", o->sim)) < 0)
         return r;

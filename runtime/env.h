@@ -42,6 +42,8 @@ struct lc_options {
     char report[LC_PATH_MAX];       /* LOCUS_REPORT: "" = none, "stderr", or a file path */
     char trace[LC_PATH_MAX];        /* LOCUS_TRACE: "" = none, else the OTF2 archive's directory */
     char dag[LC_PATH_MAX];          /* LOCUS_DAG: "" = none, else the Graphviz dot file */
+    int signals;                    /* LOCUS_SIGNALS: 1 (default) = SIGTERM and SIGINT write
+                                       the outputs above first (exit.c), 0 = left alone */
     char sim[LC_PATH_MAX];          /* LOCUS_SIM: "" = run for real, else the topology simulated
                                        (what LOCUS_TOPOLOGY accepts; locus-sim(7)) */
     char sim_machine[LC_PATH_MAX];  /* LOCUS_SIM_MACHINE: "" = the topology's own model, else a

@@ -402,6 +402,7 @@ static int init_runtime(int team_mode, int team_threads)
     }
     lc_counters_rt_begin();
     rt->t0_ns = lc_now_ns();
+    lc_exit_arm(rt);   /* the outputs of a run that ends without locus_finalize */
     pthread_mutex_unlock(&lc_init_lock);
     return 0;
 
@@ -445,11 +446,13 @@ LOCUS_API int locus_finalize(void)
     lc_team_stop(rt);
     lc_threads_stop(rt);
     lc_counters_rt_end();
-    /* the report reads the counters of workers that have all stopped */
-    int r = rt->opt.report[0] ? lc_stats_report(rt) : 0;
-    if (rt->trace_bufs) {   /* so do the trace writers their buffers */
+    /* the report reads the counters of workers that have all stopped;
+     * unless a signal's thread has written the outputs (exit.c) */
+    int mine = lc_exit_claim(rt);
+    int r = mine && rt->opt.report[0] ? lc_stats_report(rt, NULL, 0) : 0;
+    if (mine && rt->trace_bufs) {   /* so do the trace writers their buffers */
         char err[LC_PATH_MAX + 512];
-        int tr = lc_trace_finish(rt, err, sizeof err);
+        int tr = lc_trace_finish(rt, 0, err, sizeof err);
         if (tr < 0) {
             lc_error(tr, "%s", err);
             fprintf(stderr, "locus: %s\n", err);
@@ -460,7 +463,7 @@ LOCUS_API int locus_finalize(void)
     lc_sde_fini(rt);
     char regime[LC_NAME_MAX + LC_NAME_MAX + 4];
     snprintf(regime, sizeof regime, "%s", rt->opt.regime);
-    lc_rt = NULL;
+    lc_exit_disarm(rt);   /* lc_rt = NULL */
     lc_self = NULL;
     lc_thr = NULL;
     teardown(rt, 0);

@@ -56,10 +56,13 @@ struct lc_task_trace {
  * a negative errno with a message in err (LOCUS_TRACE in a build without
  * OTF2: -ENOTSUP), nothing to free on failure.  finish: after the workers
  * stopped, writes the trace and the graph and frees the buffers (freed
- * whatever happens); 0 or a negative errno with a message.  free: frees
- * without writing (a failed init). */
+ * whatever happens); 0 or a negative errno with a message.  With live set
+ * (a run ending without locus_finalize: exit.c) the workers may still be
+ * recording: what each had committed is written (tasks still running end
+ * at the cut) and the buffers are kept.  free: frees without writing (a
+ * failed init). */
 int lc_trace_init(struct lc_runtime *rt, char *err, size_t errlen);
-int lc_trace_finish(struct lc_runtime *rt, char *err, size_t errlen);
+int lc_trace_finish(struct lc_runtime *rt, int live, char *err, size_t errlen);
 void lc_trace_free(struct lc_runtime *rt);
 
 /* The points, called only through lc_instr() (w->trace is not NULL). */

@@ -20,6 +20,12 @@
  *   every column after node.  Fields with a comma, quote or line break are
  *   quoted (RFC 4180).  first_touch_tasks is empty where not tracked.
  *
+ * A run that ended without locus_finalize (exit.c: exit(), a return from
+ * main, SIGTERM or SIGINT) says so: human, an "ended" line with how and
+ * the tasks left unfinished; JSON, "ended" ("finalize" for a finalized
+ * run) and "unfinished_tasks"; CSV, which keeps its columns, nothing (the
+ * runtime says it on stderr).
+ *
  * The coherence-traffic counters (info->counters, LOCUS_COUNTERS) follow:
  * human, a table of the classes (tx = leaving the socket, rx = arriving)
  * and one of the sockets; JSON, an object "counters" before "per_node";
@@ -212,6 +218,10 @@ static void format_human(struct sbuf *b, const struct lc_report_info *info,
     sb_printf(b, "  %-17s %d\n", "workers", t->workers);
     sb_printf(b, "  %-17s %.3f\n", "wall seconds", isfinite(t->seconds) ? t->seconds : 0.0);
     sb_printf(b, "  %-17s %" PRIu64 "\n", "tasks run", t->tasks_run);
+    if (info->ended)
+        sb_printf(b, "  %-17s by %s, without locus_finalize: %" PRIu64 " task%s unfinished\n",
+                  "ended", strcmp(info->ended, "exit") == 0 ? "exit() or a return from main"
+                  : info->ended, info->unfinished, info->unfinished == 1 ? "" : "s");
     if (info->first_touch_tracked)
         snprintf(v, sizeof v, "%" PRIu64, t->first_touch_tasks);
     else
@@ -574,6 +584,8 @@ static void format_json(struct sbuf *b, const struct lc_report_info *info,
     else
         sb_puts(b, "\"seconds\":null,");
     sb_printf(b, "\"tasks_run\":%" PRIu64 ",", t->tasks_run);
+    json_key_str(b, "ended", info->ended ? info->ended : "finalize");
+    sb_printf(b, "\"unfinished_tasks\":%" PRIu64 ",", info->unfinished);
     if (info->first_touch_tracked)
         sb_printf(b, "\"first_touch_tasks\":%" PRIu64 ",", t->first_touch_tasks);
     else

@@ -1,13 +1,15 @@
 /*
- * report.h - the locality report written at locus_finalize() when
- * LOCUS_REPORT is set: a human table (stderr, or a file with any other
- * extension), JSON (*.json) or CSV (*.csv), with the coherence-traffic
- * counters when info->counters is set.
+ * report.h - the locality report written at locus_finalize() (or at an
+ * exit or a signal without it: exit.c) when LOCUS_REPORT is set: a human
+ * table (stderr, or a file with any other extension), JSON (*.json) or
+ * CSV (*.csv), with the coherence-traffic counters when info->counters is
+ * set.
  */
 #ifndef LC_REPORT_H
 #define LC_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "locus.h"
 
@@ -25,6 +27,10 @@ struct lc_report_info {
     const locus_counters_t *counters;         /* totals over sockets */
     const locus_counters_t *socket_counters;  /* nsockets entries, may be NULL */
     int nsockets;
+    /* NULL: ended by locus_finalize; else how the run ended without it
+     * ("exit", "SIGTERM", "SIGINT"), with unfinished tasks not run to their end */
+    const char *ended;
+    uint64_t unfinished;
 };
 
 /*

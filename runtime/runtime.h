@@ -26,6 +26,7 @@ struct lc_sched_ops;
 /* Per-worker counters, written only by their worker (summed on demand). */
 struct lc_worker_stats {
     _Atomic uint64_t tasks_run;
+    _Atomic uint64_t spawned;           /* tasks spawned (what an exit reports unfinished) */
     _Atomic uint64_t first_touch;       /* first-touch tasks run */
     _Atomic uint64_t bytes[3];          /* dependency bytes by enum lc_dist_class */
     _Atomic uint64_t steals[3];         /* tasks taken from others, by distance class */
@@ -175,6 +176,9 @@ struct lc_runtime {
     _Alignas(LC_CACHELINE) _Atomic uint32_t job_running; /* workers still inside the job
                                                           * (futex word of the join) */
     _Atomic int join_sleeping;                       /* the poster sleeps on job_running */
+
+    /* who wrote LOCUS_REPORT, LOCUS_TRACE, LOCUS_DAG (exit.c's lock) */
+    int outputs_by;                                  /* enum lc_outputs_by */
 };
 
 /* Calls a task body on w, timing one body in LC_GRAIN_EVERY for the
@@ -424,10 +428,21 @@ int lc_spawn_detached(struct lc_worker *w, locus_task_fn fn, void *arg);
 int lc_struct_check(const void *p, size_t size, size_t min, size_t known,
                     const char *fn, const char *type);
 
+/* exit.c: the outputs of a run that ends without locus_finalize.  arm: at
+ * the end of a successful init (the atexit handler, the signal handlers
+ * and their thread).  claim: locus_finalize, once the workers stopped; 1
+ * if the outputs are still its to write.  disarm: locus_finalize, last:
+ * the signals restored, then lc_rt = NULL under exit.c's lock. */
+enum lc_outputs_by { LC_OUT_NONE, LC_OUT_FINALIZE, LC_OUT_EXIT, LC_OUT_SIGNAL };
+void lc_exit_arm(struct lc_runtime *rt);
+int lc_exit_claim(struct lc_runtime *rt);
+void lc_exit_disarm(struct lc_runtime *rt);
+
 /* stats.c */
 uint64_t lc_now_ns(void);
 int lc_stats_check_report(const char *dest, char *err, size_t errlen);
-int lc_stats_report(struct lc_runtime *rt);
+/* ended: NULL at locus_finalize, else how the run ended without it (exit.c) */
+int lc_stats_report(struct lc_runtime *rt, const char *ended, uint64_t unfinished);
 
 /* error.c */
 int lc_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -17,6 +17,7 @@
 
 #include "runtime.h"
 #include "sim.h"
+#include "symbols.h"
 #include "team.h"
 
 const struct lc_sim_ops *lc_sim;
@@ -150,6 +151,7 @@ int lc_sim_start(struct lc_runtime *rt, char *err, size_t errlen)
         .schedule = rt->opt.sim_schedule,
         .seed = rt->opt.sim_seed,
         .verbose = rt->opt.verbose,
+        .symbol_name = lc_symbol_name,
     };
     const struct lc_sim_ops *ops = start(&cfg, err, errlen);
     free(dist);

@@ -37,7 +37,7 @@
 
 #include "locus.h"
 
-#define LC_SIM_ABI 1   /* the plug-in's interface version: both sides must agree */
+#define LC_SIM_ABI 2   /* the plug-in's interface version: both sides must agree */
 
 /* An idle poll is an event of the simulation, and a thread switch on this
  * machine: each simulated poll stands for this many of the runtime's, whose
@@ -75,6 +75,9 @@ struct lc_sim_config {
     const char *schedule;      /* LOCUS_SIM_SCHEDULE: where to write the schedule, or "" */
     unsigned long seed;        /* LOCUS_SIM_SEED */
     int verbose;               /* LOCUS_VERBOSE */
+    /* a function's name (runtime/symbols.h): the one lookup the trace and
+     * the graph use too, so that a model names a task as they show it */
+    const char *(*symbol_name)(const void *fn, int full, char *buf, size_t len);
 };
 
 struct lc_sim_ops {

@@ -296,6 +296,7 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
         if (__builtin_expect(act == LC_ACT_RUN_AT_SPAWN, 1)) {
             t->flags |= LC_TF_UNCOUNTED;
             lc_ready_do(w, t, LC_ACT_RUN_AT_SPAWN);
+            lc_stat_add(&w->stats.spawned, 1);
             return 0;   /* complete, or counted by now (run.c): nothing to throttle */
         }
         parent->nspawned++;
@@ -323,6 +324,7 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
         if (t->maprefs == 0)
             atomic_fetch_or_explicit(&t->state, LC_ST_UNMAPPED, memory_order_relaxed);
         serialise_after_oom(w, parent, t, nlinked);
+        lc_stat_add(&w->stats.spawned, 1);
         return 0;
     }
     /* acq_rel: if we release the last guard share, we must see every
@@ -333,6 +335,7 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
                           : lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED));
 
 spawned:
+    lc_stat_add(&w->stats.spawned, 1);
     w->grain.stale++;   /* spawns since w last timed a body (grain.h) */
     if (__builtin_expect((parent->nspawned & (LC_THROTTLE_CHECK - 1)) == 0, 0)
         && lc_task_outstanding(parent) > (int64_t)rt->opt.throttle)
@@ -407,11 +410,14 @@ int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_
  * decided for LC_READY_DETACHED.  0, or -ENOMEM. */
 int lc_spawn_detached(struct lc_worker *w, locus_task_fn fn, void *arg)
 {
+    lc_stat_add(&w->stats.spawned, 1);
     if (lc_ready_queue_light(w, fn, arg, NULL) == 0)
         return 0;
     struct lc_task *t = light_task(w, fn, arg, NULL);
-    if (!t)
+    if (!t) {
+        lc_stat_add(&w->stats.spawned, (uint64_t)-1);
         return -ENOMEM;
+    }
     lc_ready_do(w, t, lc_ready_decide(w, -1, 0, LC_READY_DETACHED));
     return 0;
 }

@@ -176,7 +176,7 @@ int lc_stats_check_report(const char *dest, char *err, size_t errlen)
     return 0;
 }
 
-int lc_stats_report(struct lc_runtime *rt)
+int lc_stats_report(struct lc_runtime *rt, const char *ended, uint64_t unfinished)
 {
     int nn = rt->topo.nnodes;
     locus_stats_t total;
@@ -195,6 +195,8 @@ int lc_stats_report(struct lc_runtime *rt)
         .topology = rt->topo.is_virtual ? rt->opt.topology : "machine",
         .virtual_topology = rt->topo.is_virtual,
         .first_touch_tracked = rt->track,
+        .ended = ended,
+        .unfinished = unfinished,
     };
     /* the coherence-traffic counters (a report without them if out of memory) */
     locus_counters_t *ctr = malloc((1 + LC_CTR_MAX_SOCKETS) * sizeof *ctr);

@@ -344,6 +344,7 @@ const struct lc_sim_ops *locus_sim_plugin_start(const struct lc_sim_config *cfg,
     }
     if (sim_machine_load(&machine, cfg, err, errlen) < 0)
         return NULL;
+    sim_symbol_name = cfg->symbol_name;
     if (sim_models_load(cfg->model, err, errlen) < 0)
         return NULL;
     if (cfg->schedule && cfg->schedule[0]) {

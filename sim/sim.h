@@ -46,6 +46,8 @@ void sim_machine_print(FILE *f, const struct sim_machine *m);
 /* taskmodel.c: the task models of cfg->model (none: every body runs and is
  * charged its processor time).  0, or -1 with err. */
 int sim_models_load(const char *path, char *err, size_t errlen);
+/* The runtime's name of a function (lc_sim_config.symbol_name), set at start. */
+extern const char *(*sim_symbol_name)(const void *fn, int full, char *buf, size_t len);
 /* Task (a descriptor being spawned) is named label, else by name_fn's
  * symbol (fn's when NULL), else "object+0xoffset". */
 struct model;

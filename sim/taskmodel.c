@@ -23,7 +23,6 @@
  * it took (sim_models_compute answers < 0 for it).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -162,20 +161,16 @@ static struct fnent *entry(locus_task_fn fn)
     return e;
 }
 
+const char *(*sim_symbol_name)(const void *fn, int full, char *buf, size_t len);
+
+/* by the runtime's lookup (runtime/symbols.h): a static function by its
+ * name, as the trace and the graph show it */
 static void symbol_name(locus_task_fn fn, char *buf, size_t len)
 {
-    Dl_info info;
-    if (dladdr((void *)fn, &info) && info.dli_sname && info.dli_saddr == (void *)fn) {
-        snprintf(buf, len, "%s", info.dli_sname);
-        return;
-    }
-    if (dladdr((void *)fn, &info) && info.dli_fname) {
-        const char *b = strrchr(info.dli_fname, '/');
-        snprintf(buf, len, "%s+0x%lx", b ? b + 1 : info.dli_fname,
-                 (unsigned long)((uintptr_t)fn - (uintptr_t)info.dli_fbase));
-        return;
-    }
-    snprintf(buf, len, "%p", (void *)fn);
+    if (sim_symbol_name)
+        sim_symbol_name((const void *)fn, 0, buf, len);
+    else
+        snprintf(buf, len, "%p", (void *)fn);
 }
 
 /* What a spawned task is, until its body: by descriptor. */

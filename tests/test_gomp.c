@@ -6,7 +6,8 @@
  * liblocus-gomp exports exactly libgomp's symbols and versions (and ALPI's,
  * under LOCUS_ALPI_1); an entry
  * point it lacks stops the program with its name; bad OMP_ and LOCUS_
- * settings are reported and lose nothing.
+ * settings are reported and lose nothing; a program ended by exit() or
+ * SIGTERM inside a region still gets its LOCUS_REPORT.
  *
  * Under a sanitizer the programs are instrumented too, and the sanitizer's
  * runtime is preloaded ahead of the layer; under TSan the libgomp runs are
@@ -615,6 +616,47 @@ static void test_abi_is_libgomps(void **state)
     free(ours);
 }
 
+/* An OpenMP program's outputs when it ends inside a parallel region, by
+ * exit() or by SIGTERM, while a task runs: the report written all the
+ * same (runtime/exit.c), saying how; a program that ends normally is
+ * finalized by the layer, and says so. */
+static void test_exit_outputs(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    char dir[] = "/tmp/test_gomp_exit.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const char *const modes[] = { "normal", "exit", "term" };
+    static const char *const ended[] = { "finalize", "exit", "SIGTERM" };
+    for (int i = 0; i < 3; i++) {
+        char rep[sizeof dir + 32], rep_env[sizeof rep + 16], mode_env[32];
+        snprintf(rep, sizeof rep, "%s/%s.json", dir, modes[i]);
+        snprintf(rep_env, sizeof rep_env, "LOCUS_REPORT=%s", rep);
+        snprintf(mode_env, sizeof mode_env, "EXIT_MODE=%s", modes[i]);
+        /* the run ends with a task running: what it holds is no leak */
+        const char *const env[] = { rep_env, mode_env, "OMP_NUM_THREADS=2",
+                                    "ASAN_OPTIONS=detect_leaks=0", NULL };
+        struct result r;
+        run(&r, "omp_exit", 1, env);
+        int ok = i == 0 ? exited_ok(&r)
+                 : i == 1 ? WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3
+                          : WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM;
+        if (!ok)
+            fail_msg("omp_exit %s: status 0x%x\nstderr:\n%s", modes[i], r.status, r.err);
+        FILE *f = fopen(rep, "r");
+        assert_non_null(f);
+        char line[8192] = "", want[64];
+        assert_non_null(fgets(line, sizeof line, f));
+        fclose(f);
+        snprintf(want, sizeof want, "\"ended\":\"%s\"", ended[i]);
+        if (!strstr(line, want))
+            fail_msg("omp_exit %s: the report lacks %s:\n%s", modes[i], want, line);
+        assert_int_equal(line[strlen(line) - 1], '\n');
+        unlink(rep);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     char self[PATH_MAX];
@@ -646,6 +688,7 @@ int main(void)
         cmocka_unit_test(test_priority),
         cmocka_unit_test(test_unimplemented_is_loud),
         cmocka_unit_test(test_bad_settings),
+        cmocka_unit_test(test_exit_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

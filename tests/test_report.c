@@ -9,8 +9,9 @@
  * counters section in each format (counted classes with their numbers,
  * unavailable ones with their reason and never a 0, merged and scaled
  * classes, per socket; 40 CSV fields a row) and its absence when no
- * counters are given.  Every file is written under a fresh mkdtemp
- * directory, removed at the end.
+ * counters are given; a run ended without locus_finalize says how and
+ * with how many tasks unfinished (human, JSON).  Every file is written
+ * under a fresh mkdtemp directory, removed at the end.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -299,6 +300,44 @@ static void test_json(void **state)
     s = write_and_read("untracked.json", &info, &t, n, 2);
     assert_int_equal(count_str(s, "\"first_touch_tasks\":null"), 3);
     assert_non_null(strstr(s, "\"virtual\":true"));
+    free(s);
+}
+
+/* A run ended without locus_finalize (runtime/exit.c) says so: how, and
+ * the tasks left unfinished; a finalized one says "finalize" in JSON and
+ * nothing in the table.  CSV keeps its columns. */
+static void test_ended(void **state)
+{
+    (void)state;
+    locus_stats_t t;
+    locus_node_stats_t n[2];
+    sample(&t, n);
+    struct lc_report_info info = sample_info();
+    char *s = write_and_read("fin.txt", &info, &t, n, 2);
+    assert_null(strstr(s, "ended"));
+    free(s);
+    s = write_and_read("fin.json", &info, &t, n, 2);
+    assert_non_null(strstr(s, "\"ended\":\"finalize\",\"unfinished_tasks\":0,"));
+    free(s);
+
+    info.ended = "SIGTERM";
+    info.unfinished = 12;
+    s = write_and_read("term.txt", &info, &t, n, 2);
+    assert_non_null(strstr(s, "  ended             by SIGTERM, without locus_finalize: "
+                              "12 tasks unfinished\n"));
+    free(s);
+    s = write_and_read("term.json", &info, &t, n, 2);
+    assert_non_null(strstr(s, "\"ended\":\"SIGTERM\",\"unfinished_tasks\":12,"));
+    free(s);
+    info.ended = "exit";
+    info.unfinished = 1;
+    s = write_and_read("exit.txt", &info, &t, n, 2);
+    assert_non_null(strstr(s, "by exit() or a return from main, without locus_finalize: "
+                              "1 task unfinished\n"));
+    free(s);
+    s = write_and_read("exit.csv", &info, &t, n, 2);
+    const char *end;
+    assert_int_equal(csv_fields(s, &end), 18);
     free(s);
 }
 
@@ -858,6 +897,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_human),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_ended),
         cmocka_unit_test(test_append),
         cmocka_unit_test(test_csv_quoting),
         cmocka_unit_test(test_errors),

@@ -13,7 +13,8 @@
  * program through liblocus-gomp gets its outlined functions as labels; the
  * dot file parses (dot -Tsvg), has one node per task, labelled with the
  * task's label and node, and exactly the declared edges, and dot draws as
- * many nodes and edges; past 5000 tasks it holds a note instead.  A chain
+ * many nodes and edges; past 5000 tasks it holds a note instead; a task
+ * of a static function without a label is named by the function.  A chain
  * with a fan (partial overlaps) gets its declared edges written beside
  * the trace and locus-trace summary's critical path runs through its
  * chain's tasks.
@@ -560,6 +561,43 @@ static void test_dag(void **state)
     assert_int_equal(svg_edges, (int)NEDGES);
 }
 
+/* A task without a label is named by its function, a static one (not in
+ * the dynamic symbol table: dladdr alone gave "test_trace+0x...") by the
+ * program's .symtab, as locus-trace names it. */
+static __attribute__((noinline)) void unlabelled_static_body(void *arg)
+{
+    volatile int *x = arg;
+    if (x)
+        (*x)++;
+}
+
+static void test_dag_static_names(void **state)
+{
+    (void)state;
+    char dag[PATH_MAX + 16], line[512];
+    snprintf(dag, sizeof dag, "%s/static.dot", tmpdir);
+    setenv("LOCUS_DAG", dag, 1);
+    assert_int_equal(locus_init(), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(locus_spawn(unlabelled_static_body, NULL, 0, NULL, 0), 0);
+    assert_int_equal(locus_finalize(), 0);
+    env_clean();
+    FILE *f = fopen(dag, "r");
+    assert_non_null(f);
+    int named = 0, nodes = 0;
+    while (fgets(line, sizeof line, f)) {
+        int a;
+        char label[80];
+        if (sscanf(line, "  t%d [label=\"%79[^\\]", &a, label) == 2) {
+            nodes++;
+            named += strcmp(label, "unlabelled_static_body") == 0;
+        }
+    }
+    fclose(f);
+    assert_int_equal(nodes, 3);
+    assert_int_equal(named, 3);
+}
+
 /* Past LC_DAG_MAX_TASKS: a graph holding a note, no error. */
 static void spin_body(void *arg)
 {
@@ -743,6 +781,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_critical_path, setup),
         cmocka_unit_test_setup(test_pid_paths, setup),
         cmocka_unit_test_setup(test_dag, setup),
+        cmocka_unit_test_setup(test_dag_static_names, setup),
         cmocka_unit_test_setup(test_dag_too_big, setup),
         cmocka_unit_test_setup(test_bad_paths, setup),
         cmocka_unit_test_setup(test_full_disk, setup),

@@ -211,8 +211,8 @@ int lc_graph_build(struct lc_runtime *rt, struct lc_graph *g)
     memset(g, 0, sizeof *g);
     uint64_t ntasks = 0, ndeps = 0;
     for (int i = 0; i < rt->nworkers; i++) {
-        ntasks += rt->trace_bufs[i].seq;
-        struct lc_trace_iter it = { rt->trace_bufs[i].head, 0 };
+        ntasks += atomic_load_explicit(&rt->trace_bufs[i].seq, memory_order_relaxed);
+        struct lc_trace_iter it = lc_trace_iter_start(&rt->trace_bufs[i]);
         const struct lc_trace_ev *e;
         while ((e = lc_trace_next(&it)))
             ndeps += e->kind == LC_EV_DEP;
@@ -224,7 +224,7 @@ int lc_graph_build(struct lc_runtime *rt, struct lc_graph *g)
     if (!g->t || !g->d || !order)
         goto nomem;
     for (int i = 0; i < rt->nworkers; i++) {
-        struct lc_trace_iter it = { rt->trace_bufs[i].head, 0 };
+        struct lc_trace_iter it = lc_trace_iter_start(&rt->trace_bufs[i]);
         const struct lc_trace_ev *e;
         while ((e = lc_trace_next(&it))) {
             if (e->kind == LC_EV_SPAWN && g->nt < ntasks) {
@@ -249,7 +249,7 @@ int lc_graph_build(struct lc_runtime *rt, struct lc_graph *g)
      * ids (worker << 40 | count) are increasing in collection order, so a
      * binary search finds them */
     for (int i = 0; i < rt->nworkers; i++) {
-        struct lc_trace_iter it = { rt->trace_bufs[i].head, 0 };
+        struct lc_trace_iter it = lc_trace_iter_start(&rt->trace_bufs[i]);
         const struct lc_trace_ev *e;
         while ((e = lc_trace_next(&it)))
             if (e->kind == LC_EV_BEGIN) {

@@ -127,7 +127,7 @@ static int own_bytes(struct lc_trace_buf *b)
     struct open_task *st = malloc(cap * sizeof *st);
     if (!st)
         return -ENOMEM;
-    struct lc_trace_iter it = { b->head, 0 };
+    struct lc_trace_iter it = lc_trace_iter_start(b);
     const struct lc_trace_ev *ce;
     while ((ce = lc_trace_next(&it))) {
         struct lc_trace_ev *e = (struct lc_trace_ev *)ce;   /* our own records */
@@ -161,6 +161,14 @@ static int own_bytes(struct lc_trace_buf *b)
             if (depth > 0)
                 for (int k = 0; k < 3; k++)
                     st[depth - 1].child[k] += tot[k];
+        }
+    }
+    /* still running at an exit's cut (exit.c): their bytes are not known */
+    while (depth > 0) {
+        struct lc_trace_ev *b0 = st[--depth].begin;
+        if (b0->flags & LC_EVF_CUM) {
+            b0->a = b0->b = b0->c = 0;
+            b0->flags &= ~LC_EVF_CUM;
         }
     }
     free(st);
@@ -245,7 +253,7 @@ static OTF2_ErrorCode write_events(OTF2_Archive *ar, struct lc_runtime *rt, stru
         }
         size_t depth = 0;
         uint64_t n = 0;
-        struct lc_trace_iter it = { b->head, 0 };
+        struct lc_trace_iter it = lc_trace_iter_start(b);
         const struct lc_trace_ev *e;
         while ((e = lc_trace_next(&it)) && code == OTF2_SUCCESS) {
             OTF2_TimeStamp t = e->time;
@@ -324,6 +332,16 @@ static OTF2_ErrorCode write_events(OTF2_Archive *ar, struct lc_runtime *rt, stru
                     n += 2;
                 }
             }
+        }
+        /* regions still open at an exit's cut (exit.c) end there, so that
+         * every Enter has its Leave */
+        uint64_t cut = rt->trace_bufs[0].cut_ns;
+        while (depth > 0 && code == OTF2_SUCCESS && !*nomem) {
+            OTF2_TimeStamp t = cut > *tmax ? cut : *tmax;
+            code = OTF2_EvtWriter_Leave(ew, NULL, t, (OTF2_RegionRef)stack[--depth]);
+            if (t > *tmax)
+                *tmax = t;
+            n++;
         }
         nevents[i] = n;
         OTF2_ErrorCode c2 = OTF2_Archive_CloseEvtWriter(ar, ew);

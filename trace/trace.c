@@ -2,10 +2,10 @@
  * trace.c - recording for LOCUS_TRACE and LOCUS_DAG: each worker appends
  * events to chunks it allocated itself (trace.h says why that is all the
  * hot path pays), and locus_finalize() hands the chunks to the writers
- * (otf2.c, dag.c) once every worker has stopped.
+ * (otf2.c, dag.c) once every worker has stopped; a run that ends without
+ * it (runtime/exit.c) hands them what each worker had published.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,32 +16,44 @@
 
 #include "graph.h"
 #include "runtime.h"
+#include "symbols.h"
 #include "trace.h"
 
-/* A slot for one event, or NULL (counted as lost) without memory. */
+/* A slot for one event, or NULL (counted as lost) without memory; the
+ * event becomes readable to an exit's writers (exit.c) at commit(). */
 static struct lc_trace_ev *slot(struct lc_trace_buf *b)
 {
     struct lc_trace_chunk *c = b->cur;
-    if (__builtin_expect(!c || c->n == LC_TRACE_CHUNK, 0)) {
+    uint32_t n = atomic_load_explicit(&c->n, memory_order_relaxed);   /* ours alone */
+    if (__builtin_expect(n == LC_TRACE_CHUNK, 0)) {
         struct lc_trace_chunk *nc = malloc(sizeof *nc);
         if (!nc) {
-            b->lost++;
+            atomic_store_explicit(&b->lost, atomic_load_explicit(&b->lost, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
             return NULL;
         }
-        nc->next = NULL;
-        nc->n = 0;
-        if (c)
-            c->next = nc;
-        else
-            b->head = nc;
+        atomic_init(&nc->next, NULL);
+        atomic_init(&nc->n, 0);
+        /* release: a reader that finds the link finds the chunk made */
+        atomic_store_explicit(&c->next, nc, memory_order_release);
         b->cur = c = nc;
+        n = 0;
     }
-    struct lc_trace_ev *e = &c->ev[c->n++];
+    struct lc_trace_ev *e = &c->ev[n];
     e->time = lc_ticks();   /* the TSC where there is one: made ns at finalize */
     e->flags = 0;
     e->p = e->q = NULL;
     e->a = e->b = e->c = 0;
     return e;
+}
+
+/* Publishes the event slot() gave: release, so that a reader that sees
+ * the count sees the event's fields (on x86 a plain store). */
+static inline void commit(struct lc_trace_buf *b)
+{
+    struct lc_trace_chunk *c = b->cur;
+    atomic_store_explicit(&c->n, atomic_load_explicit(&c->n, memory_order_relaxed) + 1,
+                          memory_order_release);
 }
 
 void lc_trace_spawn(struct lc_worker *w, struct lc_task *t, const char *label,
@@ -50,7 +62,9 @@ void lc_trace_spawn(struct lc_worker *w, struct lc_task *t, const char *label,
 {
     struct lc_trace_buf *b = w->trace;
     /* unique without a shared counter: the spawner's id above bit 40 */
-    t->tr.id = ((uint64_t)(w->id + 1) << 40) | ++b->seq;
+    uint64_t seq = atomic_load_explicit(&b->seq, memory_order_relaxed) + 1;
+    atomic_store_explicit(&b->seq, seq, memory_order_relaxed);
+    t->tr.id = ((uint64_t)(w->id + 1) << 40) | seq;
     t->tr.label = label;
     t->tr.fn = (const void *)(name_fn ? name_fn : t->fn);
     t->tr.bytes = dep_bytes;
@@ -61,11 +75,12 @@ void lc_trace_spawn(struct lc_worker *w, struct lc_task *t, const char *label,
         e->a = w->cur ? w->cur->tr.id : 0;
         e->p = label;
         e->q = t->tr.fn;
+        commit(b);
     }
     /* a trace keeps every dependency (its edges give the critical path);
      * the graph alone is for small runs: past its limit (counted per
      * spawner, so that no counter is shared) they are no longer kept */
-    if (b->deps == LC_DEPS_ALL || (b->deps == LC_DEPS_DAG && b->seq <= LC_DAG_MAX_TASKS))
+    if (b->deps == LC_DEPS_ALL || (b->deps == LC_DEPS_DAG && seq <= LC_DAG_MAX_TASKS))
         for (size_t i = 0; i < ndeps; i++) {
             if (!(e = slot(b)))
                 break;
@@ -74,6 +89,7 @@ void lc_trace_spawn(struct lc_worker *w, struct lc_task *t, const char *label,
             e->a = (uint64_t)(uintptr_t)deps[i].addr;
             e->b = deps[i].size;
             e->c = (uint64_t)deps[i].access;
+            commit(b);
         }
 }
 
@@ -95,6 +111,7 @@ void lc_trace_begin(struct lc_worker *w, struct lc_task *t)
     } else {
         e->a = t->tr.bytes;   /* one node: all local, counted at the spawn */
     }
+    commit(w->trace);
 }
 
 void lc_trace_end(struct lc_worker *w, struct lc_task *t)
@@ -108,6 +125,7 @@ void lc_trace_end(struct lc_worker *w, struct lc_task *t)
     e->a = atomic_load_explicit(&w->stats.bytes[LC_DIST_LOCAL], memory_order_relaxed);
     e->b = atomic_load_explicit(&w->stats.bytes[LC_DIST_NEAR], memory_order_relaxed);
     e->c = atomic_load_explicit(&w->stats.bytes[LC_DIST_FAR], memory_order_relaxed);
+    commit(w->trace);
 }
 
 void lc_trace_ready(struct lc_worker *w, struct lc_task *t, struct lc_task *by)
@@ -118,6 +136,7 @@ void lc_trace_ready(struct lc_worker *w, struct lc_task *t, struct lc_task *by)
     e->kind = LC_EV_READY;
     e->id = t->tr.id;
     e->a = by->tr.id;
+    commit(w->trace);
 }
 
 void lc_trace_mark(struct lc_worker *w, enum lc_ev_kind kind, uint64_t id)
@@ -127,6 +146,7 @@ void lc_trace_mark(struct lc_worker *w, enum lc_ev_kind kind, uint64_t id)
         return;
     e->kind = kind;
     e->id = id;
+    commit(w->trace);
 }
 
 const char *lc_trace_name(const void *label, const void *fn, int full, char *buf, size_t len)
@@ -135,25 +155,7 @@ const char *lc_trace_name(const void *label, const void *fn, int full, char *buf
         snprintf(buf, len, "%.*s", LOCUS_LABEL_MAX, (const char *)label);
         return buf;
     }
-    Dl_info di;
-    if (fn && dladdr(fn, &di)) {
-        if (di.dli_sname) {
-            snprintf(buf, len, "%s", di.dli_sname);
-            return buf;
-        }
-        /* a local symbol (e.g. an OpenMP outlined function): where it is,
-         * for addr2line */
-        const char *obj = di.dli_fname && !full ? strrchr(di.dli_fname, '/') : NULL;
-        char abs[PATH_MAX];
-        const char *path = di.dli_fname ? di.dli_fname : "?";
-        if (full && path[0] != '/' && realpath(path, abs))   /* the program, as it was started */
-            path = abs;
-        snprintf(buf, len, "%s+0x%lx", obj ? obj + 1 : path,
-                 (unsigned long)((uintptr_t)fn - (uintptr_t)di.dli_fbase));
-        return buf;
-    }
-    snprintf(buf, len, "task@%p", fn);
-    return buf;
+    return lc_symbol_name(fn, full, buf, len);
 }
 
 /* LOCUS_TRACE names a directory the archive is written into (created if
@@ -249,14 +251,26 @@ int lc_trace_init(struct lc_runtime *rt, char *err, size_t errlen)
         return -ENOMEM;
     }
     memset(bufs, 0, (size_t)rt->nworkers * sizeof *bufs);
+    rt->trace_bufs = bufs;
+    /* each with its first chunk: a buffer's head never changes once the
+     * workers record, so that an exit's writers may start there */
     for (int i = 0; i < rt->nworkers; i++) {
+        struct lc_trace_chunk *c = malloc(sizeof *c);
+        if (!c) {
+            lc_trace_free(rt);
+            snprintf(err, errlen, "LOCUS_TRACE/LOCUS_DAG: out of memory for the trace buffers");
+            return -ENOMEM;
+        }
+        atomic_init(&c->next, NULL);
+        atomic_init(&c->n, 0);
+        bufs[i].head = bufs[i].cur = c;
         bufs[i].deps = tr[0] ? LC_DEPS_ALL : LC_DEPS_DAG;
         bufs[i].worker = i;
-        rt->workers[i].trace = &bufs[i];
     }
+    for (int i = 0; i < rt->nworkers; i++)
+        rt->workers[i].trace = &bufs[i];
     bufs[0].ticks0 = lc_ticks();
     bufs[0].ns0 = lc_now_ns();
-    rt->trace_bufs = bufs;
     return 0;
 }
 
@@ -268,7 +282,7 @@ void lc_trace_free(struct lc_runtime *rt)
     for (int i = 0; i < rt->nworkers; i++) {
         struct lc_trace_chunk *c = bufs[i].head;
         while (c) {
-            struct lc_trace_chunk *n = c->next;
+            struct lc_trace_chunk *n = atomic_load_explicit(&c->next, memory_order_relaxed);
             free(c);
             c = n;
         }
@@ -278,25 +292,45 @@ void lc_trace_free(struct lc_runtime *rt)
     rt->trace_bufs = NULL;
 }
 
-int lc_trace_finish(struct lc_runtime *rt, char *err, size_t errlen)
+/* The writers' cut: in each buffer, every event committed by now (all of
+ * them once the workers have stopped).  The link is read before the count:
+ * a chunk with a successor is full. */
+static void snapshot(struct lc_runtime *rt)
+{
+    for (int i = 0; i < rt->nworkers; i++) {
+        struct lc_trace_buf *b = &rt->trace_bufs[i];
+        struct lc_trace_chunk *c = b->head, *nx;
+        while ((nx = atomic_load_explicit(&c->next, memory_order_acquire)))
+            c = nx;
+        b->snap_last = c;
+        b->snap_n = atomic_load_explicit(&c->n, memory_order_acquire);
+    }
+}
+
+int lc_trace_finish(struct lc_runtime *rt, int live, char *err, size_t errlen)
 {
     int r = 0;
     if (!rt->trace_bufs)
         return 0;
+    snapshot(rt);
     uint64_t lost = 0;
     for (int i = 0; i < rt->nworkers; i++)
-        lost += rt->trace_bufs[i].lost;
+        lost += atomic_load_explicit(&rt->trace_bufs[i].lost, memory_order_relaxed);
     /* ticks to ns: the two clocks' rates over the run (reading the TSC
      * costs a third of a clock_gettime per event) */
     uint64_t t1 = lc_ticks(), n1 = lc_now_ns(), t0 = rt->trace_bufs[0].ticks0;
     uint64_t n0 = rt->trace_bufs[0].ns0;
     double scale = t1 > t0 ? (double)(n1 - n0) / (double)(t1 - t0) : 1.0;
+    rt->trace_bufs[0].cut_ns = n1;
     for (int i = 0; i < rt->nworkers; i++) {
-        for (struct lc_trace_chunk *c = rt->trace_bufs[i].head; c; c = c->next)
-            for (uint32_t k = 0; k < c->n; k++) {
-                uint64_t t = c->ev[k].time;
-                c->ev[k].time = n0 + (uint64_t)((double)(t > t0 ? t - t0 : 0) * scale);
-            }
+        struct lc_trace_iter it = lc_trace_iter_start(&rt->trace_bufs[i]);
+        struct lc_trace_ev *e;
+        while ((e = lc_trace_next(&it))) {
+            uint64_t t = e->time;
+            e->time = n0 + (uint64_t)((double)(t > t0 ? t - t0 : 0) * scale);
+            if (e->time > n1)   /* (a tick read after t1 by a live worker) */
+                e->time = n1;
+        }
     }
     /* the declared graph: the trace's edges, the dot file's picture (a
      * graph too large to draw is not built for LOCUS_DAG alone) */
@@ -304,7 +338,7 @@ int lc_trace_finish(struct lc_runtime *rt, char *err, size_t errlen)
     memset(&g, 0, sizeof g);
     uint64_t ntasks = 0;
     for (int i = 0; i < rt->nworkers; i++)
-        ntasks += rt->trace_bufs[i].seq;
+        ntasks += atomic_load_explicit(&rt->trace_bufs[i].seq, memory_order_relaxed);
     if ((rt->opt.trace[0] || ntasks <= LC_DAG_MAX_TASKS) && lc_graph_build(rt, &g) < 0) {
         snprintf(err, errlen, "LOCUS_TRACE/LOCUS_DAG: out of memory for the task graph");
         r = -ENOMEM;
@@ -322,6 +356,9 @@ int lc_trace_finish(struct lc_runtime *rt, char *err, size_t errlen)
                  (unsigned long long)lost);
         r = -ENOMEM;
     }
-    lc_trace_free(rt);
+    /* workers still recording (an exit without locus_finalize) keep their
+     * buffers: the process ends with them */
+    if (!live)
+        lc_trace_free(rt);
     return r;
 }
