@@ -1,34 +1,41 @@
 # Makefile - builds, tests and installs Locus (GNU make, hand-written).
 #
 # Why config.mak.autogen: as in git, this Makefile is not generated.
-# ./configure (made from configure.ac by autoconf; not checked in) only finds
-# the compiler, flags, libraries and install paths and writes them as make
-# variables to config.mak.autogen, plus build/config.h and locus.pc.  Every
+# ./configure (made from configure.ac by autoconf; not checked in, shipped in
+# the `make dist` tarball) only finds the compiler, flags, libraries and
+# install paths and writes them as make variables to config.mak.autogen, plus
+# build/config.h, the .pc files and build/LocusConfig*.cmake.  The version is
+# the file VERSION, read by configure.ac (config.mak.autogen's VERSION).  Every
 # build rule stays here, readable, and dependency detection stays in autoconf.
 # An optional config.mak (never checked in) is read after it for local
 # overrides; variables given on the make command line override both.
 #
 # Nothing needs doing before the first `make`: config.mak.autogen has a rule
-# (tools/install-deps, autoconf, autoheader, ./configure $(CONFIGURE_FLAGS)),
+# (tools/install-deps build, autoconf, autoheader, ./configure
+# $(CONFIGURE_FLAGS)); install-deps needs root only to install a missing
+# build dependency, so a user who has them builds and installs without root,
 # and GNU make remakes an included makefile and restarts.  Editing
 # configure.ac re-runs configure with the arguments it was last given.
 #
 # Sources are found by wildcard; adding a file never needs an edit here:
 #   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c trace/*.c
-#                             -> $(BUILD)/liblocus.a,
-#                                                   $(BUILD)/liblocus.so.0
+#                             -> $(BUILD)/liblocus.a, $(BUILD)/liblocus.so.$(VERSION)
+#                                (soname liblocus.so.0; liblocus.so.0 and
+#                                liblocus.so link to it)
 #   gomp/*.c + the above      -> $(BUILD)/liblocus-gomp.so (soname libgomp.so.1,
 #                                libgomp's symbol versions; $(BUILD)/gomp/
 #                                libgomp.so.1 links to it)
 #   tests/gomp/*.c            -> $(BUILD)/tests/gomp/*  (gcc -fopenmp programs
 #                                linked against libgomp, run by test_gomp)
-#   tests/test_*.c            -> $(BUILD)/tests/test_*  (cmocka, static lib)
+#   tests/test_*.c            -> $(BUILD)/tests/test_*  (cmocka, static lib; only
+#                                when configure found cmocka: HAVE_CMOCKA)
 #   examples/*.c              -> $(BUILD)/examples/*
 #   tools/*.c                 -> $(BUILD)/tools/*       (installed in bindir)
 #   benchmarks/*/NAME.c       -> $(BUILD)/bench/NAME
 #   benchmarks/*/NAME_omp.c   -> $(BUILD)/bench/NAME-omp (OpenMP, no liblocus)
 # With MPI (configure's --with-mpi, HAVE_MPI = 1; nothing of these without):
-#   mpi/*.c                   -> $(BUILD)/liblocus-mpi.a, $(BUILD)/liblocus-mpi.so.0
+#   mpi/*.c                   -> $(BUILD)/liblocus-mpi.a, $(BUILD)/liblocus-mpi.so.$(VERSION)
+#                                (soname and link liblocus-mpi.so.0)
 #                                (task-aware MPI on liblocus, include/locus_mpi.h)
 #   tests/mpi/*.c             -> $(BUILD)/tests/mpi/*   (run by tests/mpi/run under
 #                                mpirun, as one entry of the test suite)
@@ -43,13 +50,20 @@
 # environment so that they can shrink their sizes under a sanitizer.
 #
 # Targets:
-#   all (default)  library, tests, examples, tools, benchmarks in $(BUILD)/
-#   lib            only build/liblocus.a, build/liblocus.so{.0,}
+#   all (default)  library, tests (with cmocka), examples, tools, benchmarks in
+#                  $(BUILD)/; needs only tools/deps.txt's [build] packages
+#   lib            only build/liblocus.a, build/liblocus.so{.$(VERSION),.0,}
 #   gomp           only build/liblocus-gomp.so and build/gomp/libgomp.so.1
-#   check          deps, all, then check-plain, check-asan, check-tsan (all
-#                  three run; fails if any failed); ends with a total line
+#   check          deps (build and test packages), all, then check-plain,
+#                  check-numa-vm, check-asan, check-tsan (all run; fails if
+#                  any failed); ends with a total line
 #   check-plain    tests (tools/run-tests) + every example once, in build/,
-#                  then check-gomp-conformance and check-tampi
+#                  then check-gomp-conformance, check-tampi and check-install
+#   check-install  tests/install/run: install to a temporary prefix; programs
+#                  built with pkg-config (locus, locus-static, locus-gomp,
+#                  locus-mpi), with CMake's find_package(Locus), run without
+#                  LD_LIBRARY_PATH; versions agree; make distcheck
+#                  DISTCHECK_QUICK=1 (about 3 minutes)
 #   check-gomp-conformance  gcc's libgomp testsuite on liblocus-gomp
 #                  (tests/libgomp-conformance/run; needs gcc-12-source)
 #   check-numa-vm  tests/numa-vm/run: page placement checked in QEMU guests
@@ -65,13 +79,20 @@
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
 #                  sweep of the five benchmarks x three regimes, here and on
 #                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
-#   install        lib, header, man pages, locus.pc, tools (and locus-trace; with
-#                  MPI also liblocus-mpi and locus_mpi.h), and lib/locus/ with
+#   install        lib, header, man pages (.TH given "Locus $(VERSION)"), tools
+#                  (and locus-trace), locus.pc, locus-static.pc, locus-gomp.pc,
+#                  lib/cmake/Locus/ (find_package(Locus)); with MPI also
+#                  liblocus-mpi, locus_mpi.h and locus-mpi.pc; and lib/locus/ with
 #                  liblocus-gomp.so and its libgomp.so.1 link (DESTDIR, prefix):
 #                  a directory of its own, which ldconfig does not scan, so that
 #                  the soname libgomp.so.1 never shadows the system's libgomp
 #   uninstall      removes what install installed
-#   deps           tools/install-deps (Debian packages of tools/deps.txt)
+#   deps           tools/install-deps all (Debian packages of tools/deps.txt,
+#                  [build] and [test]; `make` itself checks only [build])
+#   dist           locus-$(VERSION).tar.gz: the files git knows + configure
+#   distcheck      dist, then in a temporary directory: configure (autoconf
+#                  made to fail), all, the plain unit tests, check-install's
+#                  script; DISTCHECK_QUICK=1: no MPI, install stage's quick part
 #   clean          removes build*/ (config.h is remade from config.status)
 #   distclean      clean + everything configure and autoconf generated
 #
