@@ -523,7 +523,7 @@ distcheck: dist
 			>$(DISTCHECK_TMP)/noauto/$$t; chmod +x $(DISTCHECK_TMP)/noauto/$$t; done
 	$(QUIET)tar -C $(DISTCHECK_TMP) -xzf $(DIST).tar.gz
 	@echo '=== distcheck: $(DIST).tar.gz in $(DISTCHECK_TMP)/$(DIST)'
-	$(QUIET)cd $(DISTCHECK_TMP)/$(DIST) && export PATH=$(DISTCHECK_TMP)/noauto:$$PATH && unset RUN_TESTS_TALLY && \
+	+$(QUIET)cd $(DISTCHECK_TMP)/$(DIST) && export PATH=$(DISTCHECK_TMP)/noauto:$$PATH && unset RUN_TESTS_TALLY && \
 	{ ./configure --prefix=$(DISTCHECK_TMP)/inst $(DISTCHECK_CONFIGURE) >$(DISTCHECK_TMP)/configure.log 2>&1 || \
 		{ tail -n 20 $(DISTCHECK_TMP)/configure.log; exit 1; }; } && \
 	$(DISTCHECK_STEPS)
