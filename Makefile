@@ -669,12 +669,12 @@ ifeq ($(HAVE_MPI),1)
 	ln -sf $(MPI_SONAME) '$(DESTDIR)$(libdir)/liblocus-mpi.so'
 endif
 	@for pc in $(PC_FILES); do \
-		echo "$(PC_SED) $$pc >'$(DESTDIR)$(libdir)/pkgconfig/'$$pc"; \
+		echo "$$pc -> $(DESTDIR)$(libdir)/pkgconfig/$$pc (paths, rpath: $(subst $$,\$$,$(PC_RPATH)))"; \
 		$(PC_SED) $$pc >'$(DESTDIR)$(libdir)/pkgconfig/'$$pc && \
 		chmod 644 '$(DESTDIR)$(libdir)/pkgconfig/'$$pc || exit 1; \
 	done
 	@for f in $(CMAKE_FILES); do \
-		n=$${f##*/}; echo "$(CMAKE_SED) $$f >'$(DESTDIR)$(libdir)/cmake/Locus/'$$n"; \
+		n=$${f##*/}; echo "$$f -> $(DESTDIR)$(libdir)/cmake/Locus/$$n (paths)"; \
 		$(CMAKE_SED) $$f >'$(DESTDIR)$(libdir)/cmake/Locus/'$$n && \
 		chmod 644 '$(DESTDIR)$(libdir)/cmake/Locus/'$$n || exit 1; \
 	done
