@@ -207,6 +207,10 @@ ifeq ($(HAVE_CMOCKA),1)
 TESTS = $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 endif
 TEST_SUPPORT_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT_SRCS))
+# only prerequisites of the test programs' pattern rule, which would make them
+# intermediate: make deleted them after each build and relinked every test on
+# the next `make`
+.SECONDARY: $(TEST_SUPPORT_OBJS)
 # the allocator entry points alloc/mem.c calls, so that tests can make them
 # fail (tests/support/memfault.c)
 TEST_WRAP = -Wl,--wrap=mallocx,--wrap=rallocx,--wrap=posix_memalign,--wrap=mallctl
