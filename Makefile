@@ -1,37 +1,45 @@
 # Makefile - builds, tests and installs Locus (GNU make, hand-written).
 #
 # Why config.mak.autogen: as in git, this Makefile is not generated.
-# ./configure (made from configure.ac by autoconf; not checked in) only finds
-# the compiler, flags, libraries and install paths and writes them as make
-# variables to config.mak.autogen, plus build/config.h and locus.pc.  Every
+# ./configure (made from configure.ac by autoconf; not checked in, shipped in
+# the `make dist` tarball) only finds the compiler, flags, libraries and
+# install paths and writes them as make variables to config.mak.autogen, plus
+# build/config.h, the .pc files and build/LocusConfig*.cmake.  The version is
+# the file VERSION, read by configure.ac (config.mak.autogen's VERSION).  Every
 # build rule stays here, readable, and dependency detection stays in autoconf.
 # An optional config.mak (never checked in) is read after it for local
 # overrides; variables given on the make command line override both.
 #
 # Nothing needs doing before the first `make`: config.mak.autogen has a rule
-# (tools/install-deps, autoconf, autoheader, ./configure $(CONFIGURE_FLAGS)),
+# (tools/install-deps build, autoconf, autoheader, ./configure
+# $(CONFIGURE_FLAGS)); install-deps needs root only to install a missing
+# build dependency, so a user who has them builds and installs without root,
 # and GNU make remakes an included makefile and restarts.  Editing
 # configure.ac re-runs configure with the arguments it was last given.
 #
 # Sources are found by wildcard; adding a file never needs an edit here:
 #   runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c trace/*.c
-#                             -> $(BUILD)/liblocus.a,
-#                                                   $(BUILD)/liblocus.so.0
+#                             -> $(BUILD)/liblocus.a, $(BUILD)/liblocus.so.$(VERSION)
+#                                (soname liblocus.so.0; liblocus.so.0 and
+#                                liblocus.so link to it)
 #   gomp/*.c + the above      -> $(BUILD)/liblocus-gomp.so (soname libgomp.so.1,
 #                                libgomp's symbol versions; $(BUILD)/gomp/
 #                                libgomp.so.1 links to it)
 #   tests/gomp/*.c            -> $(BUILD)/tests/gomp/*  (gcc -fopenmp programs
 #                                linked against libgomp, run by test_gomp)
-#   tests/test_*.c            -> $(BUILD)/tests/test_*  (cmocka, static lib);
-#                                with tests/mpi/run and tests/figures/run (the
-#                                figures of benchmarks/plot and locus-trace, a
-#                                Python script), the entries of _run-tests
+#   tests/test_*.c            -> $(BUILD)/tests/test_*  (cmocka, static lib; only
+#                                when configure found cmocka: HAVE_CMOCKA);
+#                                with tests/mpi/run, tests/man/run,
+#                                tests/tools/run, tests/figures/run and
+#                                tests/node-check/run (scripts), the entries
+#                                of _run-tests
 #   examples/*.c              -> $(BUILD)/examples/*
 #   tools/*.c                 -> $(BUILD)/tools/*       (installed in bindir)
 #   benchmarks/*/NAME.c       -> $(BUILD)/bench/NAME
 #   benchmarks/*/NAME_omp.c   -> $(BUILD)/bench/NAME-omp (OpenMP, no liblocus)
 # With MPI (configure's --with-mpi, HAVE_MPI = 1; nothing of these without):
-#   mpi/*.c                   -> $(BUILD)/liblocus-mpi.a, $(BUILD)/liblocus-mpi.so.0
+#   mpi/*.c                   -> $(BUILD)/liblocus-mpi.a, $(BUILD)/liblocus-mpi.so.$(VERSION)
+#                                (soname and link liblocus-mpi.so.0)
 #                                (task-aware MPI on liblocus, include/locus_mpi.h)
 #   tests/mpi/*.c             -> $(BUILD)/tests/mpi/*   (run by tests/mpi/run under
 #                                mpirun, as one entry of the test suite)
@@ -47,13 +55,20 @@
 # environment so that they can shrink their sizes under a sanitizer.
 #
 # Targets:
-#   all (default)  library, tests, examples, tools, benchmarks in $(BUILD)/
-#   lib            only build/liblocus.a, build/liblocus.so{.0,}
+#   all (default)  library, tests (with cmocka), examples, tools, benchmarks in
+#                  $(BUILD)/; needs only tools/deps.txt's [build] packages
+#   lib            only build/liblocus.a, build/liblocus.so{.$(VERSION),.0,}
 #   gomp           only build/liblocus-gomp.so and build/gomp/libgomp.so.1
-#   check          deps, all, then check-plain, check-asan, check-tsan (all
-#                  three run; fails if any failed); ends with a total line
+#   check          deps (build and test packages), all, then check-plain,
+#                  check-numa-vm, check-asan, check-tsan (all run; fails if
+#                  any failed); ends with a total line
 #   check-plain    tests (tools/run-tests) + every example once, in build/,
-#                  then check-gomp-conformance and check-tampi
+#                  then check-gomp-conformance, check-tampi and check-install
+#   check-install  tests/install/run: install to a temporary prefix; programs
+#                  built with pkg-config (locus, locus-static, locus-gomp,
+#                  locus-mpi), with CMake's find_package(Locus), run without
+#                  LD_LIBRARY_PATH; versions agree; make distcheck
+#                  DISTCHECK_QUICK=1 (about 3 minutes)
 #   check-gomp-conformance  gcc's libgomp testsuite on liblocus-gomp
 #                  (tests/libgomp-conformance/run; needs gcc-12-source)
 #   check-numa-vm  tests/numa-vm/run: page placement checked in QEMU guests
@@ -69,13 +84,20 @@
 #   demo           deps, all, every example, then benchmarks/demo.sh (a small
 #                  sweep of the five benchmarks x three regimes, here and on
 #                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
-#   install        lib, header, man pages, locus.pc, tools (and locus-trace; with
-#                  MPI also liblocus-mpi and locus_mpi.h), and lib/locus/ with
+#   install        lib, header, man pages (.TH given "Locus $(VERSION)"), tools
+#                  (and locus-trace), locus.pc, locus-static.pc, locus-gomp.pc,
+#                  lib/cmake/Locus/ (find_package(Locus)); with MPI also
+#                  liblocus-mpi, locus_mpi.h and locus-mpi.pc; and lib/locus/ with
 #                  liblocus-gomp.so and its libgomp.so.1 link (DESTDIR, prefix):
 #                  a directory of its own, which ldconfig does not scan, so that
 #                  the soname libgomp.so.1 never shadows the system's libgomp
 #   uninstall      removes what install installed
-#   deps           tools/install-deps (Debian packages of tools/deps.txt)
+#   deps           tools/install-deps all (Debian packages of tools/deps.txt,
+#                  [build] and [test]; `make` itself checks only [build])
+#   dist           locus-$(VERSION).tar.gz: the files git knows + configure
+#   distcheck      dist, then in a temporary directory: configure (autoconf
+#                  made to fail), all, the plain unit tests, check-install's
+#                  script; DISTCHECK_QUICK=1: no MPI, install stage's quick part
 #   clean          removes build*/ (config.h is remade from config.status)
 #   distclean      clean + everything configure and autoconf generated
 #
@@ -152,6 +174,10 @@ LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(STDCXX_FIRST) $(JEMALLOC_LIBS) $(PAPI_LI
 TEST_LIBS = $(LIB_LIBS) $(CMOCKA_LIBS)
 BENCH_LIBS = $(LIB_LIBS) $(BLAS_LIBS)
 SONAME = liblocus.so.0
+# The shared objects' real files carry the whole version (VERSION, through
+# configure), as libtool names them: liblocus.so.0.5.0, with liblocus.so.0
+# (the soname) and liblocus.so linking to it.
+SOREAL = liblocus.so.$(VERSION)
 
 # ---------------------------------------------------------------- sources
 LIB_SRCS := $(wildcard runtime/*.c runtime/*/*.c sched/*.c alloc/*.c alpi/*.c trace/*.c)
@@ -177,10 +203,19 @@ MAN7 := $(wildcard man/*.7)
 
 LIB_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB_A = $(BUILD)/liblocus.a
+LIB_SO_REAL = $(BUILD)/$(SOREAL)
 LIB_SO = $(BUILD)/$(SONAME)
 LIB_SO_LINK = $(BUILD)/liblocus.so
+# the test programs need cmocka, which configure only looks for (HAVE_CMOCKA):
+# without it `make` builds everything else and `make check` says what is missing
+ifeq ($(HAVE_CMOCKA),1)
 TESTS = $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+endif
 TEST_SUPPORT_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SUPPORT_SRCS))
+# only prerequisites of the test programs' pattern rule, which would make them
+# intermediate: make deleted them after each build and relinked every test on
+# the next `make`
+.SECONDARY: $(TEST_SUPPORT_OBJS)
 # the allocator entry points alloc/mem.c calls, so that tests can make them
 # fail (tests/support/memfault.c)
 TEST_WRAP = -Wl,--wrap=mallocx,--wrap=rallocx,--wrap=posix_memalign,--wrap=mallctl
@@ -201,6 +236,8 @@ ifeq ($(HAVE_MPI),1)
 MPI_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(MPI_SRCS))
 MPI_LIB_A = $(BUILD)/liblocus-mpi.a
 MPI_SONAME = liblocus-mpi.so.0
+MPI_SOREAL = liblocus-mpi.so.$(VERSION)
+MPI_LIB_SO_REAL = $(BUILD)/$(MPI_SOREAL)
 MPI_LIB_SO = $(BUILD)/$(MPI_SONAME)
 MPI_TESTS = $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(MPI_TEST_SRCS))
 BENCH_MPI = $(addprefix $(BUILD)/bench/,$(basename $(notdir $(BENCH_MPI_SRCS))))
@@ -219,28 +256,35 @@ FLAGS_TRACK = $(BUILD)/FLAGS.track
 	check-tampi _check-tampi \
 	_check-gomp-conformance-san \
 	check-numa-vm check-asan check-tsan check-mpi demo sim-paper install uninstall \
-	deps clean distclean FORCE _run-tests _run-examples
+	deps clean distclean FORCE _run-tests _run-examples check-install _check-install \
+	dist distcheck
 
 all: lib gomp mpilib $(PROGRAMS)
 
-lib: $(LIB_A) $(LIB_SO) $(LIB_SO_LINK) $(SIM_SO)
+lib: $(LIB_A) $(LIB_SO_REAL) $(LIB_SO) $(LIB_SO_LINK) $(SIM_SO)
 
-mpilib: $(MPI_LIB_A) $(MPI_LIB_SO)
+mpilib: $(MPI_LIB_A) $(MPI_LIB_SO_REAL) $(MPI_LIB_SO)
 
 gomp: $(GOMP_SO) $(GOMP_ALIAS)
 
 # ---------------------------------------------------------------- configure
-# configure.ac -> configure (+ config.h.in); configure -> config.mak.autogen,
-# build/config.h, locus.pc.  install-deps runs first so that autoconf,
-# pkg-config and the libraries are there on a fresh machine.
-configure: configure.ac
-	tools/install-deps
+# configure.ac (+ VERSION) -> configure (+ config.h.in); configure ->
+# config.mak.autogen, build/config.h, the .pc files and build/LocusConfig*.cmake.
+# install-deps runs first so that autoconf, pkg-config and the libraries are
+# there on a fresh machine: only the build dependencies (tools/deps.txt's
+# [build] section; `make check` and `make demo` add the [test] ones), and it
+# needs root only when one of them is missing.  A release tarball (make dist)
+# ships configure, so neither rule runs there.
+CONFIGURE_OUTPUTS_IN = config.mak.in locus.pc.in locus-static.pc.in locus-gomp.pc.in locus-mpi.pc.in \
+	cmake/LocusConfig.cmake.in cmake/LocusConfigVersion.cmake.in
+configure: configure.ac VERSION
+	tools/install-deps build
 	autoconf
 	autoheader
 	@touch $@
 
-config.mak.autogen: configure config.mak.in locus.pc.in
-	tools/install-deps
+config.mak.autogen: configure $(CONFIGURE_OUTPUTS_IN)
+	tools/install-deps build
 	@if test -f config.status; then \
 		echo './config.status --recheck && ./config.status'; \
 		./config.status --recheck && ./config.status; \
@@ -254,7 +298,7 @@ config.mak.autogen: configure config.mak.in locus.pc.in
 # these; this rule only brings one back when it is missing, e.g. after
 # `make clean` removed build/.  config.status keeps config.h's timestamp when
 # its contents are unchanged, so nothing is rebuilt needlessly.
-build/config.h locus.pc:
+build/config.h locus.pc locus-static.pc locus-gomp.pc locus-mpi.pc build/LocusConfig.cmake build/LocusConfigVersion.cmake:
 	$(QUIET)./config.status $@ >/dev/null
 
 config.mak: ;
@@ -276,11 +320,14 @@ $(LIB_A): $(LIB_OBJS)
 	@rm -f $@
 	$(QUIET_AR)$(AR) rcs $@ $(LIB_OBJS)
 
-$(LIB_SO): $(LIB_OBJS) liblocus.map
+$(LIB_SO_REAL): $(LIB_OBJS) liblocus.map
 	@mkdir -p $(@D)
 	$(QUIET_LINK)$(CC) -shared -Wl,-soname,$(SONAME) \
 		-Wl,--version-script=liblocus.map -Wl,--no-undefined \
 		-o $@ $(LIB_OBJS) $(ALL_LDFLAGS) $(LIB_LIBS)
+
+$(LIB_SO): $(LIB_SO_REAL)
+	$(QUIET)ln -sf $(SOREAL) $@
 
 $(LIB_SO_LINK): $(LIB_SO)
 	$(QUIET)ln -sf $(SONAME) $@
@@ -307,9 +354,12 @@ $(MPI_LIB_A): $(MPI_OBJS)
 	@rm -f $@
 	$(QUIET_AR)$(AR) rcs $@ $(MPI_OBJS)
 
-$(MPI_LIB_SO): $(MPI_OBJS) $(LIB_SO)
+$(MPI_LIB_SO_REAL): $(MPI_OBJS) $(LIB_SO)
 	$(QUIET_LINK)$(CC) -shared -Wl,-soname,$(MPI_SONAME) -Wl,--no-undefined \
 		-o $@ $(MPI_OBJS) $(ALL_LDFLAGS) -L$(BUILD) -l:$(SONAME) $(MPI_LIBS)
+
+$(MPI_LIB_SO): $(MPI_LIB_SO_REAL)
+	$(QUIET)ln -sf $(MPI_SOREAL) $@
 
 # liblocus-gomp: the runtime plus gomp/, exporting only libgomp's entry
 # points under libgomp's version nodes.  tools/gen-gomp-stubs writes the
@@ -409,6 +459,8 @@ RUN_TESTS_TIMEOUT_tsan = 900
 # install (make install prefix=TMP); tests/tools/run: the tools' and the
 # benchmark scripts' --help, --version and usage errors.
 _run-tests: $(TESTS) $(LIB_SO) $(TOOLS) $(TOOL_SCRIPTS_BUILT)
+	$(if $(filter 1,$(HAVE_CMOCKA)),,$(error the tests need cmocka, which configure did not find: \
+		install libcmocka-dev (tools/install-deps test), then ./config.status --recheck))
 	@echo '=== tests in $(BUILD)/ (LOCUS_TEST_SANITIZER=$(SAN))'
 	@$(TEST_ENV) RUN_TESTS_TIMEOUT=$(or $(RUN_TESTS_TIMEOUT),$(RUN_TESTS_TIMEOUT_$(SAN))) \
 		RUN_TESTS_LABEL='$(SUITE)' MPI_TEST_BUILD=$(BUILD) MPI_TEST_HAVE_MPI=$(HAVE_MPI) \
@@ -427,7 +479,76 @@ check-plain:
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-examples || rc=1; \
 	$(MAKE) --no-print-directory _check-gomp-conformance || rc=1; \
 	$(MAKE) --no-print-directory _check-tampi || rc=1; \
+	$(MAKE) --no-print-directory _check-install INSTALL_TEST_DISTCHECK=1 || rc=1; \
 	exit $$rc
+
+# Locus as a user gets it (tests/install/run says what it checks): installed
+# to a temporary prefix, programs built with the README's pkg-config
+# commands, statically, with CMake's find_package(Locus) and locus-mpi.pc,
+# run without LD_LIBRARY_PATH; every version the same; and, from check-plain,
+# `make distcheck DISTCHECK_QUICK=1` (about 3 minutes in all on 2 cores).
+check-install:
+	@$(MAKE) --no-print-directory BUILD=build SAN=none lib gomp mpilib $(TOOLS)
+	@$(MAKE) --no-print-directory _check-install INSTALL_TEST_DISTCHECK=1
+
+_check-install:
+	@echo '=== install, pkg-config, CMake, static link, versions (tests/install/run)'
+	@INSTALL_TEST_MAKE='$(MAKE)' HAVE_MPI=$(HAVE_MPI) MPIRUN='$(MPIRUN)' CC='$(CC)' \
+		INSTALL_TEST_DISTCHECK=$(or $(INSTALL_TEST_DISTCHECK),0) \
+		INSTALL_TEST_QUICK=$(or $(INSTALL_TEST_QUICK),0) \
+		RUN_TESTS_TIMEOUT=900 RUN_TESTS_LABEL=install tools/run-tests tests/install/run
+
+# ---------------------------------------------------------------- dist
+# make dist: locus-$(VERSION).tar.gz, the files git knows (third_party/ and
+# tests/ included) plus the generated configure and config.h.in, so that
+# `./configure && make && make check` needs no autoconf.  Made from the work
+# tree as it is (uncommitted edits included), so it needs a git checkout.
+# make distcheck: unpacks it in a temporary directory, configures it with
+# autoconf and autoheader made to fail (PATH), builds everything, runs the
+# plain unit tests (_run-tests) and the install stage (tests/install/run)
+# there, then removes it.  DISTCHECK_QUICK=1 (what check-install runs):
+# configures without MPI, builds only what `make install` needs and runs the
+# install stage's quick part (install, pkg-config, versions).
+DIST = locus-$(VERSION)
+DISTCHECK_TMP = $(CURDIR)/build/distcheck
+
+dist: configure
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { \
+		echo 'make dist: needs a git checkout (it packs the files git knows)' >&2; exit 1; }
+	$(QUIET)rm -rf build/dist && mkdir -p build/dist/$(DIST)
+	@# tracked and new files, less those deleted in the work tree
+	$(QUIET){ git ls-files --cached --others --exclude-standard; git ls-files --deleted; } | \
+		sort | uniq -u | tr '\n' '\0' | xargs -0 cp -P --parents -t build/dist/$(DIST)
+	$(QUIET)cp configure config.h.in build/dist/$(DIST)/
+	@# newer than configure.ac and VERSION: the Makefile does not run autoconf
+	$(QUIET)touch build/dist/$(DIST)/configure build/dist/$(DIST)/config.h.in
+	$(QUIET)tar -C build/dist -czf $(DIST).tar.gz --owner=0 --group=0 $(DIST)
+	$(QUIET)rm -rf build/dist
+	@echo "make dist: $(DIST).tar.gz ($$(tar -tzf $(DIST).tar.gz | wc -l) files)"
+
+ifdef DISTCHECK_QUICK
+DISTCHECK_CONFIGURE = --with-mpi=no
+DISTCHECK_STEPS = $(MAKE) --no-print-directory _check-install INSTALL_TEST_QUICK=1 INSTALL_TEST_DISTCHECK=0
+DISTCHECK_DID = the quick part of the install stage
+else
+DISTCHECK_STEPS = $(MAKE) --no-print-directory all && $(MAKE) --no-print-directory _run-tests && \
+	$(MAKE) --no-print-directory _check-install INSTALL_TEST_DISTCHECK=0
+DISTCHECK_DID = the unit tests and the install stage
+endif
+
+distcheck: dist
+	$(QUIET)rm -rf $(DISTCHECK_TMP) && mkdir -p $(DISTCHECK_TMP)/noauto
+	$(QUIET)for t in autoconf autoheader autoreconf; do \
+		printf '#!/bin/sh\necho "distcheck: the tarball ran %s" >&2\nexit 1\n' $$t \
+			>$(DISTCHECK_TMP)/noauto/$$t; chmod +x $(DISTCHECK_TMP)/noauto/$$t; done
+	$(QUIET)tar -C $(DISTCHECK_TMP) -xzf $(DIST).tar.gz
+	@echo '=== distcheck: $(DIST).tar.gz in $(DISTCHECK_TMP)/$(DIST)'
+	+$(QUIET)cd $(DISTCHECK_TMP)/$(DIST) && export PATH=$(DISTCHECK_TMP)/noauto:$$PATH && unset RUN_TESTS_TALLY && \
+	{ ./configure --prefix=$(DISTCHECK_TMP)/inst $(DISTCHECK_CONFIGURE) >$(DISTCHECK_TMP)/configure.log 2>&1 || \
+		{ tail -n 20 $(DISTCHECK_TMP)/configure.log; exit 1; }; } && \
+	$(DISTCHECK_STEPS)
+	$(QUIET)rm -rf $(DISTCHECK_TMP)
+	@echo 'distcheck: $(DIST).tar.gz configured without autoconf, built, and passed $(DISTCHECK_DID)'
 
 # BSC's TAMPI 4.1, built unchanged from third_party/tampi-4.1, under its own
 # tests ported to Locus: np 2 and 4 x LOCUS_THREADS 1 and 2 x naft and dft,
@@ -495,6 +616,8 @@ _check-gomp-conformance-san:
 		tools/run-tests tests/libgomp-conformance/run
 
 check: deps
+	@test '$(HAVE_CMOCKA)' = 1 || { echo './config.status --recheck (cmocka for the tests)'; \
+		./config.status --recheck && ./config.status >/dev/null; }
 	@$(MAKE) --no-print-directory all
 	@mkdir -p build; rm -f $(TALLY); rc=0; \
 	for suite in check-plain check-numa-vm check-asan check-tsan; do \
@@ -517,16 +640,40 @@ demo: deps
 	@set -e; for e in $(EXAMPLES); do echo "=== $$e"; $$e; done
 	@bash benchmarks/demo.sh
 
+# every section of tools/deps.txt: what the build, the tests and the demo need
 deps:
-	@tools/install-deps
+	@tools/install-deps all
 
 # ---------------------------------------------------------------- install
-# locus.pc gets the make-time paths, so `make install prefix=...` is right
-# even when configure was given another prefix.
-install: lib gomp mpilib $(TOOLS) $(TOOL_SCRIPTS_BUILT) locus.pc
-	$(INSTALL) -d '$(DESTDIR)$(libdir)/pkgconfig' '$(DESTDIR)$(includedir)' '$(DESTDIR)$(libdir)/locus'
+# The .pc files and the CMake package get the make-time paths, so `make
+# install prefix=...` is right even when configure was given another prefix.
+# Their rpath (-Wl,-rpath,${libdir}) lets a program built by the README's
+# command run from any prefix without LD_LIBRARY_PATH or ldconfig; it is left
+# out when libdir is one of the loader's default directories.
+MULTIARCH = $(shell $(CC) -print-multiarch 2>/dev/null)
+SYSTEM_LIBDIRS = /lib /usr/lib /lib64 /usr/lib64 $(addprefix /lib/,$(MULTIARCH)) \
+	$(addprefix /usr/lib/,$(MULTIARCH))
+PC_RPATH = $(if $(filter $(SYSTEM_LIBDIRS),$(patsubst %/,%,$(libdir))),,-Wl,-rpath,$${libdir})
+PC_SED = sed -e 's|^prefix=.*|prefix=$(prefix)|' \
+	     -e 's|^exec_prefix=.*|exec_prefix=$(exec_prefix)|' \
+	     -e 's|^libdir=.*|libdir=$(libdir)|' \
+	     -e 's|^includedir=.*|includedir=$(includedir)|' \
+	     -e 's|^rpath=.*|rpath=$(PC_RPATH)|'
+CMAKE_SED = sed -e 's|^set(_Locus_libdir .*|set(_Locus_libdir "$(libdir)")|' \
+		-e 's|^set(_Locus_includedir .*|set(_Locus_includedir "$(includedir)")|'
+PC_FILES = locus.pc locus-static.pc locus-gomp.pc $(if $(filter 1,$(HAVE_MPI)),locus-mpi.pc)
+CMAKE_FILES = build/LocusConfig.cmake build/LocusConfigVersion.cmake
+# The man pages' .TH lines get this version as their fourth field ("Locus
+# 0.5.0"), whatever the source says, so that every page in man/ shows the
+# version installed.
+MAN_TH_SED = s/^(\.TH[[:space:]]+("[^"]*"|[^[:space:]"]+)[[:space:]]+("[^"]*"|[^[:space:]"]+)[[:space:]]+("[^"]*"|[^[:space:]"]+))([[:space:]]+("[^"]*"|[^[:space:]"]+))?/\1 "Locus $(VERSION)"/
+
+install: lib gomp mpilib $(TOOLS) $(TOOL_SCRIPTS_BUILT) $(PC_FILES) $(CMAKE_FILES)
+	$(INSTALL) -d '$(DESTDIR)$(libdir)/pkgconfig' '$(DESTDIR)$(includedir)' '$(DESTDIR)$(libdir)/locus' \
+		'$(DESTDIR)$(libdir)/cmake/Locus'
 	$(INSTALL_DATA) $(LIB_A) '$(DESTDIR)$(libdir)/'
-	$(INSTALL_PROGRAM) $(LIB_SO) '$(DESTDIR)$(libdir)/'
+	$(INSTALL_PROGRAM) $(LIB_SO_REAL) '$(DESTDIR)$(libdir)/'
+	ln -sf $(SOREAL) '$(DESTDIR)$(libdir)/$(SONAME)'
 	ln -sf $(SONAME) '$(DESTDIR)$(libdir)/liblocus.so'
 ifneq ($(SIM_SO),)
 	$(INSTALL_PROGRAM) $(SIM_SO) '$(DESTDIR)$(libdir)/'
@@ -537,39 +684,43 @@ endif
 ifeq ($(HAVE_MPI),1)
 	$(INSTALL_DATA) include/locus_mpi.h '$(DESTDIR)$(includedir)/'
 	$(INSTALL_DATA) $(MPI_LIB_A) '$(DESTDIR)$(libdir)/'
-	$(INSTALL_PROGRAM) $(MPI_LIB_SO) '$(DESTDIR)$(libdir)/'
+	$(INSTALL_PROGRAM) $(MPI_LIB_SO_REAL) '$(DESTDIR)$(libdir)/'
+	ln -sf $(MPI_SOREAL) '$(DESTDIR)$(libdir)/$(MPI_SONAME)'
 	ln -sf $(MPI_SONAME) '$(DESTDIR)$(libdir)/liblocus-mpi.so'
 endif
-	sed -e 's|^prefix=.*|prefix=$(prefix)|' \
-	    -e 's|^exec_prefix=.*|exec_prefix=$(exec_prefix)|' \
-	    -e 's|^libdir=.*|libdir=$(libdir)|' \
-	    -e 's|^includedir=.*|includedir=$(includedir)|' \
-	    locus.pc >'$(DESTDIR)$(libdir)/pkgconfig/locus.pc'
-	chmod 644 '$(DESTDIR)$(libdir)/pkgconfig/locus.pc'
-ifneq ($(MAN1),)
-	$(INSTALL) -d '$(DESTDIR)$(mandir)/man1'
-	$(INSTALL_DATA) $(MAN1) '$(DESTDIR)$(mandir)/man1/'
-endif
-ifneq ($(MAN3),)
-	$(INSTALL) -d '$(DESTDIR)$(mandir)/man3'
-	$(INSTALL_DATA) $(MAN3) '$(DESTDIR)$(mandir)/man3/'
-endif
-ifneq ($(MAN7),)
-	$(INSTALL) -d '$(DESTDIR)$(mandir)/man7'
-	$(INSTALL_DATA) $(MAN7) '$(DESTDIR)$(mandir)/man7/'
-endif
+	@for pc in $(PC_FILES); do \
+		echo "$$pc -> $(DESTDIR)$(libdir)/pkgconfig/$$pc (paths, rpath: $(subst $$,\$$,$(PC_RPATH)))"; \
+		$(PC_SED) $$pc >'$(DESTDIR)$(libdir)/pkgconfig/'$$pc && \
+		chmod 644 '$(DESTDIR)$(libdir)/pkgconfig/'$$pc || exit 1; \
+	done
+	@for f in $(CMAKE_FILES); do \
+		n=$${f##*/}; echo "$$f -> $(DESTDIR)$(libdir)/cmake/Locus/$$n (paths)"; \
+		$(CMAKE_SED) $$f >'$(DESTDIR)$(libdir)/cmake/Locus/'$$n && \
+		chmod 644 '$(DESTDIR)$(libdir)/cmake/Locus/'$$n || exit 1; \
+	done
+	@for f in $(MAN1) $(MAN3) $(MAN7); do \
+		d='$(DESTDIR)$(mandir)'/man$${f##*.}; n=$${f##*/}; \
+		$(INSTALL) -d "$$d" && \
+		sed -E '$(MAN_TH_SED)' "$$f" >"$$d/$$n" && chmod 644 "$$d/$$n" || exit 1; \
+	done; echo "installed man pages (.TH: Locus $(VERSION)) in $(DESTDIR)$(mandir)"
 	$(INSTALL) -d '$(DESTDIR)$(bindir)'
 	$(INSTALL_PROGRAM) $(TOOLS) $(TOOL_SCRIPTS_BUILT) '$(DESTDIR)$(bindir)/'
 
 uninstall:
-	rm -f '$(DESTDIR)$(libdir)/liblocus.a' '$(DESTDIR)$(libdir)/$(SONAME)' \
-	      '$(DESTDIR)$(libdir)/liblocus.so' '$(DESTDIR)$(libdir)/pkgconfig/locus.pc' \
+	rm -f '$(DESTDIR)$(libdir)/liblocus.a' '$(DESTDIR)$(libdir)/$(SOREAL)' \
+	      '$(DESTDIR)$(libdir)/$(SONAME)' '$(DESTDIR)$(libdir)/liblocus.so' \
+	      '$(DESTDIR)$(libdir)/pkgconfig/locus.pc' '$(DESTDIR)$(libdir)/pkgconfig/locus-static.pc' \
+	      '$(DESTDIR)$(libdir)/pkgconfig/locus-gomp.pc' \
+	      '$(DESTDIR)$(libdir)/pkgconfig/locus-mpi.pc' \
+	      '$(DESTDIR)$(libdir)/cmake/Locus/LocusConfig.cmake' \
+	      '$(DESTDIR)$(libdir)/cmake/Locus/LocusConfigVersion.cmake' \
 	      '$(DESTDIR)$(includedir)/locus.h' '$(DESTDIR)$(includedir)/alpi.h' \
 	      '$(DESTDIR)$(libdir)/locus/liblocus-gomp.so' \
 	      '$(DESTDIR)$(libdir)/locus/libgomp.so.1' '$(DESTDIR)$(includedir)/locus_mpi.h' \
-	      '$(DESTDIR)$(libdir)/liblocus-mpi.a' '$(DESTDIR)$(libdir)/liblocus-mpi.so.0' \
+	      '$(DESTDIR)$(libdir)/liblocus-mpi.a' '$(DESTDIR)$(libdir)/liblocus-mpi.so.$(VERSION)' \
+	      '$(DESTDIR)$(libdir)/liblocus-mpi.so.0' \
 	      '$(DESTDIR)$(libdir)/liblocus-mpi.so' '$(DESTDIR)$(libdir)/liblocus-sim.so'
-	-rmdir '$(DESTDIR)$(libdir)/locus' 2>/dev/null
+	-rmdir '$(DESTDIR)$(libdir)/locus' '$(DESTDIR)$(libdir)/cmake/Locus' 2>/dev/null
 	@for f in $(notdir $(MAN3)); do rm -f "$(DESTDIR)$(mandir)/man3/$$f"; done
 	@for f in $(notdir $(MAN7)); do rm -f "$(DESTDIR)$(mandir)/man7/$$f"; done
 	@for f in $(notdir $(MAN1)); do rm -f "$(DESTDIR)$(mandir)/man1/$$f"; done
@@ -581,6 +732,7 @@ clean:
 
 distclean: clean
 	rm -rf config.mak.autogen config.status config.log configure config.h.in \
-	       config.h.in~ configure~ locus.pc autom4te.cache
+	       config.h.in~ configure~ locus.pc locus-static.pc locus-gomp.pc locus-mpi.pc autom4te.cache \
+	       locus-*.tar.gz
 
 FORCE:
