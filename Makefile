@@ -103,7 +103,9 @@
 #
 # Variables: BUILD, SAN, V=1 (show commands), CONFIGURE_FLAGS (e.g.
 # --with-papi=no), RUN_TESTS_TIMEOUT (seconds per test binary, default 300,
-# 900 under a sanitizer),
+# 900 under a sanitizer; every limit of the test stages is on the test's own
+# clock, which stops while its threads wait for a CPU behind other work, and
+# a test past it is shown with its threads' backtraces: tools/scaled-timeout),
 # DESTDIR, prefix, bindir, libdir, includedir, mandir, CC, CFLAGS, CPPFLAGS,
 # LDFLAGS.
 

@@ -21,7 +21,7 @@
  * here it has its descriptor (or, as a light task, the three words that
  * make one: policy.h), its own copy of the argument, its parent's innermost
  * open task group and, unless it runs at its spawn without dependencies
- * (LC_TF_UNCOUNTED: spawn.c), a count among its parent's children.
+ * (LC_TB_UNCOUNTED: spawn.c), a count among its parent's children.
  */
 #ifndef LC_READY_H
 #define LC_READY_H

@@ -13,7 +13,7 @@
  *                                  decided one by one (ready.h); parent's
  *                                  count dropped, and so up the chain
  *
- * A task run at its spawn without dependencies (LC_TF_UNCOUNTED) is not
+ * A task run at its spawn without dependencies (LC_TB_UNCOUNTED) is not
  * counted among its parent's children until its body ends: if it ends with
  * nothing outstanding it completes at once, with none of the atomics a
  * completion otherwise needs (nothing can depend on it, nobody else can

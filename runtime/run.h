@@ -39,7 +39,7 @@ static inline struct lc_task *lc_complete(struct lc_worker *w, struct lc_task *t
 }
 
 /* The completion of a task run at its spawn that left nothing behind
- * (LC_TF_UNCOUNTED, lc_run): it is in no map, has nobody linked behind it
+ * (LC_TB_UNCOUNTED, lc_run): it is in no map, has nobody linked behind it
  * and is not among its parent's children, so it needs none of the
  * completion's atomics, and its descriptor goes straight back to the pool.
  * (What lc_complete_chain does for such a task, without what it skips.) */
@@ -100,7 +100,7 @@ void lc_run(struct lc_worker *w, struct lc_task *t, enum lc_run_ctx ctx)
         else
             lc_call_body(w, t);
         lc_stat_add(&w->stats.tasks_run, 1);
-        if (__builtin_expect(t->flags & LC_TF_UNCOUNTED, ctx == LC_RUN_SPAWN)) {
+        if (__builtin_expect(t->bflags & LC_TB_UNCOUNTED, ctx == LC_RUN_SPAWN)) {
             /* (no children: no map either, it is made at a child's spawn) */
             if (__builtin_expect(t->nspawned == 0 && !lc_events_held(t), 1)) {
                 lc_complete_uncounted(w, t);
@@ -110,7 +110,7 @@ void lc_run(struct lc_worker *w, struct lc_task *t, enum lc_run_ctx ctx)
              * ordinary child of its spawner (this thread, whose task
              * w->cur is its parent), counted before anyone could complete
              * it, and completes as one */
-            t->flags &= (uint16_t)~LC_TF_UNCOUNTED;
+            t->bflags &= (uint8_t)~LC_TB_UNCOUNTED;
             t->parent->nspawned++;
         }
         if (!lc_body_end(t))

@@ -17,7 +17,7 @@
  *       at its spawn outside it when so decided (run_unmapped);
  *   dependencies otherwise: registered in the map, decided if ready.
  * A task run at its spawn without dependencies is not counted among its
- * parent's children (LC_TF_UNCOUNTED, run.c): it is complete before the
+ * parent's children (LC_TB_UNCOUNTED, run.c): it is complete before the
  * spawn returns, or becomes an ordinary child when it leaves work behind.
  */
 #include <errno.h>
@@ -109,6 +109,7 @@ static struct lc_task *light_task(struct lc_worker *w, locus_task_fn fn, void *a
     if (__builtin_expect(!t, 0) && !(t = lc_taskpool_reserve_take(&w->pool)))
         return NULL;
     t->flags = 0;
+    t->bflags = 0;
     t->arg = arg;
     init_ready(t, fn, parent, NULL, LC_ST_UNMAPPED);
     /* traced, only tasks without a parent come this way (independent.c):
@@ -188,6 +189,7 @@ static inline int copy_arg(struct lc_task *t, const void *arg, size_t arg_size,
                            lc_copy_fn cpyfn)
 {
     t->flags = 0;
+    t->bflags = 0;
     void *copy;
     if (arg_size == 0) {
         t->arg = (void *)arg;
@@ -294,7 +296,7 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
         if (act < 0)
             act = lc_ready_decide(w, t->node, (unsigned)prio, LC_READY_SPAWNED_FREE);
         if (__builtin_expect(act == LC_ACT_RUN_AT_SPAWN, 1)) {
-            t->flags |= LC_TF_UNCOUNTED;
+            t->bflags |= LC_TB_UNCOUNTED;
             lc_ready_do(w, t, LC_ACT_RUN_AT_SPAWN);
             lc_stat_add(&w->stats.spawned, 1);
             return 0;   /* complete, or counted by now (run.c): nothing to throttle */

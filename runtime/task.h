@@ -119,10 +119,15 @@ struct lc_task {
     /* line 1 */
     struct lc_depmap *map;          /* the children's dependency map (lazy) */
     int64_t nspawned;               /* children spawned (this task's thread only) */
-    uint16_t flags;
+    uint8_t flags;                  /* LC_TF_*: set before the task is published, then
+                                       read by any thread (a descendant walking up to
+                                       its implicit task reads LC_TF_ROOT: gomp/) */
+    uint8_t bflags;                 /* LC_TB_*: changed by the task's own thread while
+                                       it runs, when descendants on other threads may
+                                       read flags: a byte (a memory location) apart */
     uint16_t nkept;                 /* entries of kept[] (spawner only) */
     uint32_t tg_nomem;              /* groups begun without memory: their end waits for all
-                                       (valid only with LC_TF_GROUPS) */
+                                       (valid only with LC_TB_GROUPS) */
     struct lc_edge_chunk *more;     /* overflow edges beyond the inline ones */
     struct lc_task_loc *loc;        /* dependencies kept for locality accounting (locality.c) */
     int16_t node;                   /* scheduler's node for the task, -1 none
@@ -160,7 +165,7 @@ struct lc_task {
         struct lc_thread *parked;   /* while its body is blocked (LC_ST_PARKED): the
                                        thread that sleeps in it (thread.h) */
     };
-    /* valid only with LC_TF_GROUPS, so that a spawn need not write it */
+    /* valid only with LC_TB_GROUPS, so that a spawn need not write it */
     struct lc_taskgroup *tg_open;   /* innermost taskgroup open in this task's body */
 
     /* lines 4-5 */
@@ -179,31 +184,32 @@ _Static_assert(__builtin_offsetof(struct lc_task, map) == 64, "map must leave li
 _Static_assert(__builtin_offsetof(struct lc_task, argbuf) == 256, "descriptor grew a line");
 #endif
 
-/* t->flags (16 bits) */
+/* t->flags (8 bits) */
 #define LC_TF_HEAPARG 0x1u   /* arg points to an lc_mem block of argsize bytes */
 #define LC_TF_ROOT    0x2u
-#define LC_TF_GROUPS  0x4u   /* the body has begun task groups: tg_open, tg_nomem valid */
 #define LC_TF_BOUND   0x8u   /* NAFT: a first-touch task, run only on its node t->node */
 #define LC_TF_HANDOFF 0x10u  /* queued by a completion whose worker runs another task
                                 first: a thief need not leave it alone (ready.h) */
-#define LC_TF_UNCOUNTED 0x20u /* run at its spawn without dependencies and not (yet)
-                                 counted among its parent's children (run.c) */
 #define LC_TF_FIFO    0x40u  /* released by an event's fulfilment: the policy queues it
                                 behind those released so before it (ready.h) */
+/* t->bflags (8 bits), the task's own thread's */
+#define LC_TB_GROUPS  0x1u   /* the body has begun task groups: tg_open, tg_nomem valid */
+#define LC_TB_UNCOUNTED 0x2u /* run at its spawn without dependencies and not (yet)
+                                counted among its parent's children (run.c) */
 
 /* The innermost task group open in t's body, or NULL (t's own thread). */
 static inline struct lc_taskgroup *lc_task_open_group(const struct lc_task *t)
 {
-    return t->flags & LC_TF_GROUPS ? t->tg_open : NULL;
+    return t->bflags & LC_TB_GROUPS ? t->tg_open : NULL;
 }
 
 /* Makes t's group fields valid before its body begins its first group. */
 static inline void lc_task_groups_init(struct lc_task *t)
 {
-    if (!(t->flags & LC_TF_GROUPS)) {
+    if (!(t->bflags & LC_TB_GROUPS)) {
         t->tg_open = NULL;
         t->tg_nomem = 0;
-        t->flags |= LC_TF_GROUPS;
+        t->bflags |= LC_TB_GROUPS;
     }
 }
 

@@ -279,6 +279,16 @@ static void test_reductions(void **state)
     same_as_libgomp("omp_reductions");
 }
 
+/* Tasks run at their spawn that return while their in_reduction children,
+ * on other threads, look up through them (tests/gomp/omp_spawn_parents.c:
+ * under TSan, the race on their flags once reported there). */
+static void test_spawn_parents(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_spawn_parents");
+}
+
 /* Nested parallel regions with teams of their own (levels, sizes,
  * ancestors, max-active-levels, worksharing and tasks inside): libgomp's
  * answers in every configuration. */
@@ -677,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_alpi),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_spawn_parents),
         cmocka_unit_test(test_nested),
         cmocka_unit_test(test_ordered_and_doacross),
         cmocka_unit_test(test_cancellation),
