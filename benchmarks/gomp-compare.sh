@@ -113,7 +113,7 @@ measure jacobi "$bench/jacobi-omp" $jac
 # (time ratio for the overhead patterns, rate ratio for the programs).
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 sort -k1,1 -k2,2 -k3,3g "$tmp/rows" | awk -v check="$check" -v quick="$quick" -v threads="$threads" \
-    -v nodes="${nodes:-1}" -v regime="$regime" '
+    -v nodes="${nodes:-1}" -v regime="$regime" "$(cat "$root/benchmarks/common/targets.awk")"'
     { key = $1; v[key, $2, ++n[key, $2]] = $3; if (!(key in seen)) { seen[key] = 1; order[++k] = key } }
     function med(key, impl,   c) {
         c = n[key, impl]
@@ -159,15 +159,4 @@ sort -k1,1 -k2,2 -k3,3g "$tmp/rows" | awk -v check="$check" -v quick="$quick" -v
                 (nodes == 1 ? "and on one NUMA node " toupper(regime) " schedules like DFT, so both sit near 1.00x and one run falls a few percent either side: a miss by a few percent is noise, by more a finding." \
                             : "so a miss beyond a few percent points at the schedule (regime " toupper(regime) ")."))
         exit (check && missed) ? 1 : 0
-    }
-    function say(kind, text) {   # a sentence per kind of row, and whether it was met
-        wrap(text ((kind in miss) ? " Missed here: " miss[kind] "." : " Met here."), "  -", "   ")
-    }
-    function wrap(text, first, rest,   words, nw, i, line) {   # at 96 columns
-        nw = split(text, words, " "); line = first
-        for (i = 1; i <= nw; i++) {
-            if (length(line) + 1 + length(words[i]) > 96) { print line; line = rest }
-            line = line (line == "" ? "" : " ") words[i]
-        }
-        print line
     }'

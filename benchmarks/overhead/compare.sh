@@ -141,7 +141,7 @@ quick=0
 case " ${pass[*]:-} " in *" --quick "*) quick=1 ;; esac
 nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 awk -F, -v csv="$csv" -v threads="$threads" -v quick="$quick" -v nodes="${nodes:-1}" \
-    -v regime="${LOCUS_REGIME:-naft}" '
+    -v regime="${LOCUS_REGIME:-naft}" "$(cat "$root/benchmarks/common/targets.awk")"'
     $1 == "locus"   { key = $2 "," $3; if (!(key in lm)) order[n++] = key
                       lm[key] = $6; ln[key] = $7; lw[key] = $5; tasks[key] = $4 }
     $1 == "libgomp" { key = $2 "," $3; gm[key] = $6; gn[key] = $7; gw[key] = $5 }
@@ -195,17 +195,6 @@ awk -F, -v csv="$csv" -v threads="$threads" -v quick="$quick" -v nodes="${nodes:
                     "a miss means Locus spent more per spawn there" (quick ? ", often within the swing of --quick runs." : ", worth a benchmarks/overhead/ab.sh comparison."))
         }
         exit bad ? 3 : (missed ? 4 : 0)
-    }
-    function say(kind, text) {   # a sentence per kind of row, and whether it was met
-        wrap(text ((kind in miss) ? " Missed here: " miss[kind] "." : " Met here."), "  -", "   ")
-    }
-    function wrap(text, first, rest,   words, nw, i, line) {   # at 96 columns
-        nw = split(text, words, " "); line = first
-        for (i = 1; i <= nw; i++) {
-            if (length(line) + 1 + length(words[i]) > 96) { print line; line = rest }
-            line = line (line == "" ? "" : " ") words[i]
-        }
-        print line
     }' "$tmp/results" || status=$?
 status=${status:-0}
 case $status in
