@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <locus.h>
+#include <errno.h>
 #include <numa.h>
 #include <numaif.h>
 #include <sched.h>
@@ -114,11 +115,11 @@ int main(int argc, char **argv)
     int nblocks = 4 * workers;
     struct block *blocks = calloc((size_t)nblocks, sizeof *blocks);
     if (!blocks)
-        die(-12, "calloc");
+        die(-ENOMEM, "calloc");
     for (int i = 0; i < nblocks; i++) {
         blocks[i].bytes = bytes / 4 / (size_t)page * (size_t)page;
         if (posix_memalign((void **)&blocks[i].p, (size_t)page, blocks[i].bytes))
-            die(-12, "posix_memalign");
+            die(-ENOMEM, "posix_memalign");
         blocks[i].cpu = -1;
         struct block *b = &blocks[i];
         err = locus_task(touch, &b, sizeof b, LOCUS_OUT(b->p, b->bytes));
