@@ -62,6 +62,7 @@
 #include "futex.h"
 #include "runtime.h"
 #include "policy.h"
+#include "ready.h"
 #include "spin.h"
 #include "thread.h"
 
@@ -346,6 +347,25 @@ static int wait_away(struct lc_worker *w, const struct lc_until *u)
 }
 
 /*
+ * Team mode, between jobs (lc_wait_job): whether x, taken after the next
+ * job was posted, must wait for this thread to take that job.  It may be
+ * one of the job's own tasks, spawned by a member already inside it, and
+ * its body would see this thread's state outside any region (the layer's:
+ * gomp/, omp_get_num_threads() 1) instead of its team's.  So it goes back
+ * to the queue and the thread takes the job first.  Checking after the pop
+ * is enough: the pop synchronises with the push, which came after the
+ * post, so a task of the new job is never seen with the old epoch.
+ */
+static inline int job_comes_first(struct lc_worker *w, const struct lc_until *u,
+                                  struct lc_task *x)
+{
+    if (__builtin_expect(!u->outer || !u->word, 1) || !wait_over(w->rt, u))
+        return 0;
+    lc_ready_do(w, x, LC_ACT_QUEUE);
+    return 1;
+}
+
+/*
  * Runs tasks on w until wait_over(): pops, polls LOCUS_SPIN times, then
  * sleeps on the node's futex word (handshake at the top).  A thread waiting
  * for a condition (not for work) also counts itself in ntw_sleepers, so
@@ -393,6 +413,8 @@ static int run_until(struct lc_worker *w, const struct lc_until *u)
         struct lc_qitem it = sched->pop(w, &wake);
         lc_wake_for(w, wake);
         struct lc_task *x = it.p ? lc_item_open(w, &it) : NULL;
+        if (x && job_comes_first(w, u, x))
+            break;
         if (x) {
             w->idle_polls = 0;
             lc_spin_found(w, spins);
@@ -461,6 +483,8 @@ static int run_until(struct lc_worker *w, const struct lc_until *u)
             x = it.p ? lc_item_open(w, &it) : NULL;
         }
         w->last_look = 0;
+        if (x && job_comes_first(w, u, x))
+            x = NULL;   /* and the wait is over: it ends below, after the sleeper's count */
         if (!x && !wait_over(rt, u) && !lc_thread_waiting(w)
             && !atomic_load_explicit(&lc_ext_head, memory_order_seq_cst)
             && !atomic_load_explicit(&lc_inject_head, memory_order_seq_cst)) {

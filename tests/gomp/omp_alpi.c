@@ -111,6 +111,11 @@ int main(void)
     CHECK(task_spawn(poller, NULL, poller_completed, NULL, "poller", NULL) == ALPI_SUCCESS);
     uint64_t slept = 0;
     CHECK(waitfor_ns(5000000, &slept) == ALPI_SUCCESS && slept >= 5000000);
+    /* 5 ms is plenty on an idle machine; under a sanitizer on a loaded one
+     * the thread that serves main's worker meanwhile may start later: main
+     * goes on sleeping, up to 10 s, until the poller has run */
+    for (int naps = 0; naps < 10000 && atomic_load(&polls) == 0; naps++)
+        CHECK(waitfor_ns(1000000, NULL) == ALPI_SUCCESS);
     long before = atomic_load(&polls);
     CHECK(before > 0);
     printf("main is a task; the polling task ran while main slept\n");
