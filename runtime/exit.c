@@ -72,13 +72,20 @@ static const char *signame(int sig)
     return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
 }
 
-static void die_of(int sig)
+/* Puts sig back to its default action (async-signal-safe: memset,
+ * sigemptyset, sigaction). */
+static void default_action(int sig)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_DFL;
     sigemptyset(&sa.sa_mask);
     sigaction(sig, &sa, NULL);
+}
+
+static void die_of(int sig)
+{
+    default_action(sig);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
@@ -98,10 +105,7 @@ static void on_signal(int sig)
     if (getpid() != sig_pid
         || atomic_exchange_explicit(&sig_seen, sig, memory_order_seq_cst) != 0
         || (fd = atomic_load_explicit(&sig_fd, memory_order_seq_cst)) < 0) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = SIG_DFL;
-        sigaction(sig, &sa, NULL);
+        default_action(sig);
         raise(sig);
     } else {
         unsigned char c = (unsigned char)sig;
@@ -241,18 +245,14 @@ static void signals_install(struct lc_runtime *rt)
 static void signals_remove(void)
 {
     for (size_t i = 0; i < NHANDLED; i++) {
-        struct sigaction cur, sa;
+        struct sigaction cur;
         if (!sig_ours[i])
             continue;
         sig_ours[i] = 0;
         /* where the program has not put its own handler since */
         if (sigaction(handled[i], NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO)
-            && cur.sa_handler == on_signal) {
-            memset(&sa, 0, sizeof sa);
-            sa.sa_handler = SIG_DFL;
-            sigemptyset(&sa.sa_mask);
-            sigaction(handled[i], &sa, NULL);
-        }
+            && cur.sa_handler == on_signal)
+            default_action(handled[i]);
     }
     if (!sig_thread_on)
         return;

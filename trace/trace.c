@@ -19,6 +19,17 @@
 #include "symbols.h"
 #include "trace.h"
 
+/* An empty chunk, or NULL without memory. */
+static struct lc_trace_chunk *chunk_new(void)
+{
+    struct lc_trace_chunk *c = malloc(sizeof *c);
+    if (c) {
+        atomic_init(&c->next, NULL);
+        atomic_init(&c->n, 0);
+    }
+    return c;
+}
+
 /* A slot for one event, or NULL (counted as lost) without memory; the
  * event becomes readable to an exit's writers (exit.c) at commit(). */
 static struct lc_trace_ev *slot(struct lc_trace_buf *b)
@@ -26,14 +37,11 @@ static struct lc_trace_ev *slot(struct lc_trace_buf *b)
     struct lc_trace_chunk *c = b->cur;
     uint32_t n = atomic_load_explicit(&c->n, memory_order_relaxed);   /* ours alone */
     if (__builtin_expect(n == LC_TRACE_CHUNK, 0)) {
-        struct lc_trace_chunk *nc = malloc(sizeof *nc);
+        struct lc_trace_chunk *nc = chunk_new();
         if (!nc) {
-            atomic_store_explicit(&b->lost, atomic_load_explicit(&b->lost, memory_order_relaxed) + 1,
-                                  memory_order_relaxed);
+            lc_stat_add(&b->lost, 1);   /* (written by its worker only) */
             return NULL;
         }
-        atomic_init(&nc->next, NULL);
-        atomic_init(&nc->n, 0);
         /* release: a reader that finds the link finds the chunk made */
         atomic_store_explicit(&c->next, nc, memory_order_release);
         b->cur = c = nc;
@@ -255,14 +263,12 @@ int lc_trace_init(struct lc_runtime *rt, char *err, size_t errlen)
     /* each with its first chunk: a buffer's head never changes once the
      * workers record, so that an exit's writers may start there */
     for (int i = 0; i < rt->nworkers; i++) {
-        struct lc_trace_chunk *c = malloc(sizeof *c);
+        struct lc_trace_chunk *c = chunk_new();
         if (!c) {
             lc_trace_free(rt);
             snprintf(err, errlen, "LOCUS_TRACE/LOCUS_DAG: out of memory for the trace buffers");
             return -ENOMEM;
         }
-        atomic_init(&c->next, NULL);
-        atomic_init(&c->n, 0);
         bufs[i].head = bufs[i].cur = c;
         bufs[i].deps = tr[0] ? LC_DEPS_ALL : LC_DEPS_DAG;
         bufs[i].worker = i;
