@@ -199,6 +199,8 @@ BENCH_OMP_SRCS := $(filter %_omp.c,$(BENCH_SRCS))
 BENCH_LOCUS_SRCS := $(filter-out %_omp.c,$(BENCH_SRCS))
 GOMP_SRCS := $(wildcard gomp/*.c)
 GOMP_TEST_SRCS := $(wildcard tests/gomp/*.c)
+KMP_SRCS := $(wildcard kmp/*.c)
+KMP_TEST_SRCS := $(wildcard tests/kmp/*.c)
 MAN1 := $(wildcard man/*.1)
 MAN3 := $(wildcard man/*.3)
 MAN7 := $(wildcard man/*.7)
@@ -234,6 +236,19 @@ GOMP_ALIAS = $(BUILD)/gomp/libgomp.so.1
 ifeq ($(HAVE_OPENMP),1)
 GOMP_TESTS = $(patsubst tests/gomp/%.c,$(BUILD)/tests/gomp/%,$(GOMP_TEST_SRCS))
 endif
+# liblocus-omp: the shared OpenMP layer (gomp/ less its libgomp-layout
+# locks and stubs) under the LLVM runtime's ABI (kmp/)
+KMP_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(KMP_SRCS)) $(BUILD)/kmp/stubs.o
+KMP_SHARED_OBJS = $(filter-out $(BUILD)/obj/gomp/lock.o $(BUILD)/gomp/stubs.o,$(GOMP_OBJS))
+KMP_SO = $(BUILD)/liblocus-omp.so
+KMP_ALIASES = $(BUILD)/kmp/libomp.so.5 $(BUILD)/kmp/libiomp5.so
+# the clang programs of tests/kmp, built against LLVM's libomp like users'
+# programs (clang-14 and libomp-14-dev are [test] dependencies; without
+# them tests/test_kmp skips and says why)
+CLANG_OPENMP ?= $(shell command -v clang-14 2>/dev/null)
+ifneq ($(CLANG_OPENMP),)
+KMP_TESTS = $(patsubst tests/kmp/%.c,$(BUILD)/tests/kmp/%,$(KMP_TEST_SRCS))
+endif
 ifeq ($(HAVE_MPI),1)
 MPI_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(MPI_SRCS))
 MPI_LIB_A = $(BUILD)/liblocus-mpi.a
@@ -249,25 +264,27 @@ SIM_OBJS = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(patsubst %.c,$(BUILD)/obj/%.o,$(S
 SIM_SO = $(BUILD)/liblocus-sim.so
 endif
 PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(TOOL_SCRIPTS_BUILT) $(BENCH_LOCUS) $(BENCH_OMP) \
-	$(GOMP_TESTS) $(MPI_TESTS) $(BENCH_MPI)
+	$(GOMP_TESTS) $(KMP_TESTS) $(MPI_TESTS) $(BENCH_MPI)
 
 # Rebuild everything when the compiler, flags or libraries change.
 FLAGS_TRACK = $(BUILD)/FLAGS.track
 
-.PHONY: all lib gomp mpilib check check-plain check-gomp-conformance _check-gomp-conformance \
+.PHONY: all lib gomp omp mpilib check check-plain check-gomp-conformance _check-gomp-conformance \
 	check-tampi _check-tampi \
 	_check-gomp-conformance-san \
 	check-numa-vm check-asan check-tsan check-mpi demo sim-paper install uninstall \
 	deps clean distclean FORCE _run-tests _run-examples check-install _check-install \
 	dist distcheck
 
-all: lib gomp mpilib $(PROGRAMS)
+all: lib gomp omp mpilib $(PROGRAMS)
 
 lib: $(LIB_A) $(LIB_SO_REAL) $(LIB_SO) $(LIB_SO_LINK) $(SIM_SO)
 
 mpilib: $(MPI_LIB_A) $(MPI_LIB_SO_REAL) $(MPI_LIB_SO)
 
 gomp: $(GOMP_SO) $(GOMP_ALIAS)
+
+omp: $(KMP_SO) $(KMP_ALIASES)
 
 # ---------------------------------------------------------------- configure
 # configure.ac (+ VERSION) -> configure (+ config.h.in); configure ->
@@ -387,6 +404,40 @@ $(GOMP_ALIAS): $(GOMP_SO)
 	@mkdir -p $(@D)
 	$(QUIET)ln -sf ../liblocus-gomp.so $@
 
+# liblocus-omp: the runtime plus gomp/ (less lock.c) plus kmp/, exporting
+# libomp's entry points under its version node VERSION, with soname
+# libomp.so.5.  tools/gen-kmp-stubs writes the version script and a loud
+# stub for each entry point neither layer has.
+$(BUILD)/kmp/gomp-defined.txt: $(KMP_SHARED_OBJS)
+	@mkdir -p $(@D)
+	$(QUIET)nm --defined-only -g $^ | awk 'NF == 3 { print $$3 }' | sort -u >$@
+
+$(BUILD)/kmp/kmp-defined.txt: $(filter-out $(BUILD)/kmp/stubs.o,$(KMP_OBJS))
+	@mkdir -p $(@D)
+	$(QUIET)nm --defined-only -g $^ | awk 'NF == 3 { print $$3 }' | sort -u >$@
+
+$(BUILD)/kmp/stubs.c $(BUILD)/kmp/libomp.map: tools/gen-kmp-stubs kmp/libomp-abi.txt \
+		$(BUILD)/kmp/gomp-defined.txt $(BUILD)/kmp/kmp-defined.txt
+	$(QUIET)tools/gen-kmp-stubs kmp/libomp-abi.txt $(BUILD)/kmp/gomp-defined.txt \
+		$(BUILD)/kmp/kmp-defined.txt $(BUILD)/kmp/stubs.c $(BUILD)/kmp/libomp.map
+
+$(BUILD)/kmp/stubs.o: $(BUILD)/kmp/stubs.c $(FLAGS_TRACK) | build/config.h
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -fPIC $(DEPFLAGS) -c -o $@ $<
+
+$(KMP_SO): $(KMP_SHARED_OBJS) $(KMP_OBJS) $(LIB_OBJS) $(BUILD)/kmp/libomp.map
+	$(QUIET_LINK)$(CC) -shared -Wl,-soname,libomp.so.5 \
+		-Wl,--version-script=$(BUILD)/kmp/libomp.map -Wl,--no-undefined \
+		-o $@ $(KMP_SHARED_OBJS) $(KMP_OBJS) $(LIB_OBJS) $(ALL_LDFLAGS) $(LIB_LIBS)
+
+$(KMP_ALIASES): $(KMP_SO)
+	@mkdir -p $(@D)
+	$(QUIET)ln -sf ../liblocus-omp.so $@
+
+# clang -fopenmp test programs: built against LLVM's libomp
+$(BUILD)/tests/kmp/%: tests/kmp/%.c $(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CLANG_OPENMP) -O2 -g -Wall -fopenmp -MMD -MP -MF $@.d -MT $@ -o $@ $< -lm
+
 # OpenMP test programs: built against the real libgomp, like users' programs
 $(BUILD)/tests/gomp/%: tests/gomp/%.c $(FLAGS_TRACK) | build/config.h
 	@mkdir -p $(@D)
@@ -443,7 +494,7 @@ $(BENCH_MPI): $(BUILD)/bench/%: $$(call bench_mpi_src,$$*) \
 	$(QUIET_LINK)$(CC) $(MPI_ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< \
 		$(MPI_LIB_A) $(LIB_A) $(ALL_LDFLAGS) $(BENCH_LIBS) $(MPI_LIBS)
 
--include $(wildcard $(MPI_OBJS:.o=.d) $(SIM_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(GOMP_OBJS:.o=.d) \
+-include $(wildcard $(MPI_OBJS:.o=.d) $(SIM_OBJS:.o=.d) $(LIB_OBJS:.o=.d) $(GOMP_OBJS:.o=.d) $(KMP_OBJS:.o=.d) \
 	$(TEST_SUPPORT_OBJS:.o=.d) $(addsuffix .d,$(PROGRAMS)))
 
 # ---------------------------------------------------------------- tests

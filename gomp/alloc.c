@@ -81,7 +81,7 @@ __attribute__((constructor)) static void read_allocator_env(void)
             return;
         }
     }
-    fprintf(stderr, "liblocus-gomp: ignoring OMP_ALLOCATOR='%s': expected the name of a "
+    gomp_say("ignoring OMP_ALLOCATOR='%s': expected the name of a "
             "predefined allocator (omp_default_mem_alloc, ...)\n", s);
 }
 
@@ -235,7 +235,7 @@ static uintptr_t fallback(struct allocator *a, size_t size, size_t align, size_t
     case V_ALLOCATOR_FB:
         return a->fb_data;
     default:
-        fprintf(stderr, "liblocus-gomp: Out of memory allocating %lu bytes "
+        gomp_say("Out of memory allocating %lu bytes "
                 "(allocator with the abort_fb fallback)\n", (unsigned long)size);
         exit(EXIT_FAILURE);
     }
@@ -404,7 +404,7 @@ GOMP_EXPORT void *GOMP_alloc(size_t alignment, size_t size, uintptr_t allocator)
 {
     void *p = omp_aligned_alloc(alignment, size, allocator);
     if (!p && size) {
-        fprintf(stderr, "liblocus-gomp: Out of memory allocating %lu bytes\n",
+        gomp_say("Out of memory allocating %lu bytes\n",
                 (unsigned long)size);
         exit(EXIT_FAILURE);
     }

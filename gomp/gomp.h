@@ -27,6 +27,14 @@
 
 #define GOMP_EXPORT __attribute__((visibility("default")))
 
+/* The library this layer is linked into, as its messages name it
+ * ("liblocus-gomp", "liblocus-omp": the generated stubs of each define
+ * it), and the runtime a program would otherwise run on ("libgomp",
+ * "libomp"). */
+extern const char gomp_layer_name[], gomp_layer_native[];
+/* A warning or error on stderr, prefixed with the library's name. */
+#define gomp_say(fmt, ...) fprintf(stderr, "%s: " fmt, gomp_layer_name, ##__VA_ARGS__)
+
 /* One step of a wait for another member of the team (ordered turns,
  * doacross sinks, cancellable barriers): a few pauses, then the core is
  * yielded, as the member waited for may need it (teams can be larger
@@ -155,6 +163,14 @@ struct gomp_thread {
     uintptr_t def_allocator;      /* alloc.c: omp_set_default_allocator(), 0 unset */
     struct gomp_teams_thr teams;  /* teams.c */
 };
+/* sync.c: the futex word every OpenMP lock and critical section is made
+ * of (0 free, 1 held, 2 held with waiters), and the identity of the task
+ * running here, which owns the nestable locks it sets. */
+typedef _Atomic uint32_t lockword;
+void gomp_lockword_lock(lockword *l);
+void gomp_lockword_unlock(lockword *l);
+int gomp_lockword_trylock(lockword *l);
+const void *gomp_lock_owner_id(void);
 /* Marks the calling thread as running a new implicit or included task
  * known by id (see task_id above). */
 void gomp_task_id_set(const void *id);

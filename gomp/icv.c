@@ -44,7 +44,7 @@ static int parse_long(const char *s, long lo, long hi, long *out)
 
 static void bad(const char *name, const char *val, const char *expect)
 {
-    fprintf(stderr, "liblocus-gomp: ignoring %s='%s': expected %s\n", name, val, expect);
+    gomp_say("ignoring %s='%s': expected %s\n", name, val, expect);
 }
 
 static void read_schedule(const char *s)

@@ -32,8 +32,8 @@ static int started_here;   /* the runtime was started by this layer */
 
 _Noreturn void gomp_unsupported(const char *what, const char *why)
 {
-    fprintf(stderr, "liblocus-gomp: %s: %s; this program cannot run on Locus's OpenMP "
-            "layer (run it on libgomp instead)\n", what, why);
+    gomp_say("%s: %s; this program cannot run on Locus's OpenMP "
+             "layer (run it on %s instead)\n", what, why, gomp_layer_native);
     abort();
 }
 
@@ -52,7 +52,7 @@ static void warn_once(int rc)
     const char *why = rc == -EBUSY ? "the program started Locus itself with locus_init()"
                       : rc == -ENOMEM ? "out of memory for a team"
                       : locus_error_message();   /* locus_init() said why */
-    fprintf(stderr, "liblocus-gomp: warning: parallel regions run on one thread: %s (%s)\n",
+    gomp_say("warning: parallel regions run on one thread: %s (%s)\n",
             locus_strerror(rc), why);
 }
 

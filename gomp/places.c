@@ -326,12 +326,12 @@ static void read_places(void)
         ok = parse_list(s, &list, &n);
     }
     if (ok && n == 0) {
-        fprintf(stderr, "liblocus-gomp: OMP_PLACES='%s': all places have been removed\n", env);
+        gomp_say("OMP_PLACES='%s': all places have been removed\n", env);
         ok = false;
     }
     if (!ok) {
         free(list);
-        fprintf(stderr, "liblocus-gomp: ignoring OMP_PLACES='%s': expected threads, cores, "
+        gomp_say("ignoring OMP_PLACES='%s': expected threads, cores, "
                 "sockets, ll_caches or numa_domains, optionally with (count), or a list "
                 "of {cpu,...} places\n", env);
         return;
@@ -343,13 +343,13 @@ static void read_places(void)
             list[kept++] = list[i];
     }
     if (kept == 0) {
-        fprintf(stderr, "liblocus-gomp: ignoring OMP_PLACES='%s': none of the places "
+        gomp_say("ignoring OMP_PLACES='%s': none of the places "
                 "contain usable logical CPUs\n", env);
         free(list);
         return;
     }
     if (kept < n)
-        fprintf(stderr, "liblocus-gomp: Number of places reduced from %d to %d because some "
+        gomp_say("Number of places reduced from %d to %d because some "
                 "places didn't contain any usable logical CPUs\n", n, kept);
     places = list;
     nplaces = kept;

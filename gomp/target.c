@@ -58,7 +58,7 @@ __attribute__((constructor)) static void read_target_env(void)
         char *end;
         long v = strtol(s, &end, 10);
         if (end == s || *end || v < 0 || v > INT_MAX)
-            fprintf(stderr, "liblocus-gomp: ignoring OMP_DEFAULT_DEVICE='%s': expected a "
+            gomp_say("ignoring OMP_DEFAULT_DEVICE='%s': expected a "
                     "non-negative integer\n", s);
         else
             default_device_env = (int)v;
@@ -67,7 +67,7 @@ __attribute__((constructor)) static void read_target_env(void)
         if (!strcasecmp(s, "mandatory"))
             offload_mandatory = 1;
         else if (strcasecmp(s, "default") && strcasecmp(s, "disabled"))
-            fprintf(stderr, "liblocus-gomp: ignoring OMP_TARGET_OFFLOAD='%s': expected "
+            gomp_say("ignoring OMP_TARGET_OFFLOAD='%s': expected "
                     "mandatory, disabled or default\n", s);
     }
 }

@@ -36,7 +36,7 @@ static void read_int(const char *name, int *out, int lo)
     while (*end == ' ' || *end == '\t')
         end++;
     if (end == s || *end || v < lo || v > INT_MAX) {
-        fprintf(stderr, "liblocus-gomp: ignoring %s='%s': expected an integer of at least %d\n",
+        gomp_say("ignoring %s='%s': expected an integer of at least %d\n",
                 name, s, lo);
         return;
     }

@@ -1,0 +1,138 @@
+/*
+ * kmp.h - internals of liblocus-omp, the LLVM OpenMP runtime's ABI (the
+ * __kmpc_* entry points that clang, icx and AOCC emit, libomp.so.5's
+ * soname and symbol version) over the same OpenMP layer as liblocus-gomp.
+ *
+ * What is OpenMP semantics (teams, ICVs, worksharing state, tasks, the
+ * omp_* API) lives in gomp/ and is shared: a kmp entry point converts its
+ * arguments (inclusive loop bounds, kmp_task_t blocks, kmp_depend_info
+ * arrays, microtasks with their arguments) and calls the layer.  Only the
+ * ABI is here.  The types below are the ones of LLVM's kmp.h that the
+ * compiler lays out in the program; their layout is the ABI.
+ */
+#ifndef LC_KMP_H
+#define LC_KMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gomp.h"
+
+#define KMP_EXPORT GOMP_EXPORT
+
+typedef int32_t kmp_int32;
+typedef uint32_t kmp_uint32;
+typedef int64_t kmp_int64;
+typedef uint64_t kmp_uint64;
+
+/* A construct's source location; psource is ";file;function;line;col;;". */
+typedef struct ident {
+    kmp_int32 reserved_1;
+    kmp_int32 flags;
+    kmp_int32 reserved_2;
+    kmp_int32 reserved_3;
+    const char *psource;
+} ident_t;
+
+/* The outlined body of a parallel region: (gtid, bound tid, captures...). */
+typedef void (*kmpc_micro)(kmp_int32 *gtid, kmp_int32 *btid, ...);
+
+/* A critical section's name: 32 bytes of zeroed storage the program owns. */
+typedef kmp_int32 kmp_critical_name[8];
+
+/* Schedules of __kmpc_for_static_init_* and __kmpc_dispatch_init_* (the
+ * values of LLVM's enum sched_type that a compiler passes). */
+enum kmp_sched {
+    KMP_SCH_STATIC_CHUNKED = 33,
+    KMP_SCH_STATIC = 34,
+    KMP_SCH_DYNAMIC_CHUNKED = 35,
+    KMP_SCH_GUIDED_CHUNKED = 36,
+    KMP_SCH_RUNTIME = 37,
+    KMP_SCH_AUTO = 38,
+    KMP_SCH_TRAPEZOIDAL = 39,
+    KMP_SCH_STATIC_GREEDY = 40,
+    KMP_SCH_STATIC_BALANCED = 41,
+    KMP_SCH_GUIDED_ITERATIVE = 42,
+    KMP_SCH_GUIDED_ANALYTICAL = 43,
+    KMP_SCH_STATIC_STEAL = 44,
+    KMP_SCH_STATIC_BALANCED_CHUNKED = 45,
+    KMP_SCH_GUIDED_SIMD = 46,
+    KMP_SCH_RUNTIME_SIMD = 47,
+    KMP_ORD_LOWER = 64,           /* ordered forms: the above + 32 */
+    KMP_ORD_UPPER = 72,
+    KMP_DISTRIBUTE_STATIC_CHUNKED = 91,
+    KMP_DISTRIBUTE_STATIC = 92,
+    KMP_NM_LOWER = 160,           /* "nomerge" forms: the above + 128 */
+    KMP_NM_UPPER = 200,
+};
+#define KMP_SCH_MODIFIER_MONOTONIC (1 << 29)
+#define KMP_SCH_MODIFIER_NONMONOTONIC (1 << 30)
+
+/* Reduction methods __kmpc_reduce* returns (the caller's switch) */
+#define KMP_REDUCE_NONE 0        /* nothing to do here: another thread combines */
+#define KMP_REDUCE_CRITICAL 1    /* combine with reduce_func, then __kmpc_end_reduce* */
+#define KMP_REDUCE_ATOMIC 2      /* combine with atomics, then __kmpc_end_reduce* */
+
+/* --- tasks --- */
+struct kmp_task;
+typedef kmp_int32 (*kmp_routine_entry_t)(kmp_int32 gtid, void *task);
+typedef union kmp_cmplrdata {
+    kmp_int32 priority;
+    kmp_routine_entry_t destructors;
+} kmp_cmplrdata_t;
+
+/* What __kmpc_omp_task_alloc returns: the compiler's view of a task.
+ * Its private copies follow it; shareds points into the same block. */
+typedef struct kmp_task {
+    void *shareds;
+    kmp_routine_entry_t routine;
+    kmp_int32 part_id;
+    kmp_cmplrdata_t data1;        /* destructors (flags.destructors_thunk) */
+    kmp_cmplrdata_t data2;        /* priority (flags.priority_specified) */
+} kmp_task_t;
+
+/* The compiler's half of kmp_tasking_flags_t (the flags argument of
+ * __kmpc_omp_task_alloc) */
+#define KMP_TASK_TIED 0x01
+#define KMP_TASK_FINAL 0x02
+#define KMP_TASK_MERGED_IF0 0x04
+#define KMP_TASK_DESTRUCTORS 0x08
+#define KMP_TASK_PROXY 0x10
+#define KMP_TASK_PRIORITY 0x20
+#define KMP_TASK_DETACHABLE 0x40
+
+/* One depend clause item as clang lays it out. */
+typedef struct kmp_depend_info {
+    intptr_t base_addr;
+    size_t len;
+    uint8_t flags;                /* KMP_DEP_* */
+} kmp_depend_info_t;
+#define KMP_DEP_IN 0x01
+#define KMP_DEP_OUT 0x02          /* out and inout: 0x03 */
+#define KMP_DEP_MTX 0x04          /* mutexinoutset */
+#define KMP_DEP_SET 0x08          /* inoutset */
+
+/* the omp_* routines the layer calls (gomp/icv.c) */
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+int omp_in_parallel(void);
+
+/* --- threads --- */
+/* The calling thread's global thread number (the gtid the compiler passes
+ * back to every entry point): given on first use, never reused. */
+kmp_int32 lc_kmp_gtid(void);
+
+/* num_threads and proc_bind clauses pushed for the next region the thread
+ * forks (parallel.c); 0 none. */
+struct kmp_push {
+    int num_threads;
+    int teams, teams_limit;
+};
+extern __thread struct kmp_push lc_kmp_push;
+
+/* A region's body as gomp_parallel runs it: the microtask and its
+ * captured arguments (parallel.c). */
+void lc_kmp_invoke_microtask(kmpc_micro fn, kmp_int32 gtid, kmp_int32 tid, int argc, void **argv);
+
+#endif /* LC_KMP_H */
