@@ -1,0 +1,30 @@
+/*
+ * child.h - running an OpenMP program built elsewhere (gcc's against
+ * libgomp, clang's against libomp) in a child process, on its own runtime
+ * or on a Locus layer preloaded, with a given environment, and collecting
+ * its status, stdout and stderr; a hang becomes a SIGKILL after a limit
+ * instead of a hung suite.  For test_gomp and test_kmp.
+ */
+#ifndef LC_TEST_CHILD_H
+#define LC_TEST_CHILD_H
+
+struct child_result {
+    int status;          /* as from waitpid */
+    char out[16384], err[16384];
+};
+
+/* The sanitizer runtime this test binary runs with ("" none), which must
+ * be preloaded ahead of everything in the child; *tsan set for TSan. */
+const char *child_san_runtime(int *tsan);
+
+/* Runs path with LD_PRELOAD=preload (NULL or "": nothing, the sanitizer
+ * runtime aside), OMP_NUM_THREADS=4 and no LOCUS_* or LD_LIBRARY_PATH,
+ * then the NULL-terminated "NAME=VALUE" list (a value "" unsets).  Kills
+ * the child after limit_s seconds. */
+void child_run(struct child_result *r, const char *path, const char *preload,
+               const char *const *env, int limit_s);
+
+/* Exited with status 0. */
+int child_ok(const struct child_result *r);
+
+#endif

@@ -1,0 +1,300 @@
+/*
+ * test_kmp.c - the LLVM OpenMP ABI layer (liblocus-omp), from the outside:
+ * OpenMP programs built by clang -fopenmp against LLVM's libomp (the
+ * programs in tests/kmp/) run unchanged on Locus (LD_PRELOAD=
+ * liblocus-omp.so, or Locus's libomp.so.5 first on LD_LIBRARY_PATH) in
+ * every regime and give libomp's output; liblocus-omp exports libomp's
+ * entry points under libomp's version node (and ALPI's, under
+ * LOCUS_ALPI_1); an entry point it lacks stops the program with its name;
+ * bad OMP_ settings are reported by liblocus-omp and lose nothing; a
+ * program built for one ABI and given the other ABI's layer says so.
+ *
+ * Under a sanitizer the Locus layer is the sanitizer build's and the
+ * sanitizer's runtime is preloaded ahead of it (the clang programs stay
+ * unsanitized); under TSan the libomp runs are left out (libomp is not
+ * instrumented) and the Locus runs are compared with each other.
+ */
+#define _GNU_SOURCE
+#include <libgen.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "child.h"
+
+static char build_dir[PATH_MAX];       /* the BUILD directory of this binary */
+static char layer[PATH_MAX + 32];      /* liblocus-omp.so */
+static char gomp_layer[PATH_MAX + 32]; /* liblocus-gomp.so */
+static char alias_dir[PATH_MAX + 32];  /* holds Locus's libomp.so.5 */
+static int tsan;
+
+#define LIMIT_S 300
+
+static void run(struct child_result *r, const char *prog, int on_locus, const char *const *env)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/tests/kmp/%s", build_dir, prog);
+    child_run(r, path, on_locus ? layer : NULL, env, LIMIT_S);
+}
+
+static void expect_ok(const struct child_result *r, const char *what)
+{
+    if (!child_ok(r))
+        fail_msg("%s: status 0x%x\nstdout:\n%s\nstderr:\n%s", what, r->status, r->out, r->err);
+}
+
+static int have_programs(void **state)
+{
+    (void)state;
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/tests/kmp/kmp_worksharing", build_dir);
+    if (access(p, X_OK) != 0 || access(layer, R_OK) != 0) {
+        print_message("skipping: %s or %s not built (no clang-14 with libomp: "
+                      "tools/install-deps test)\n", p, layer);
+        return 0;
+    }
+    return 1;
+}
+
+/* Every configuration a program must give libomp's answer in. */
+static const char *const configs[][5] = {
+    { "LOCUS_REGIME=dft", NULL },
+    { "LOCUS_REGIME=di", NULL },
+    { "LOCUS_REGIME=naft", NULL },
+    { "LOCUS_REGIME=naft", "LOCUS_TOPOLOGY=bullion-s16", "OMP_NUM_THREADS=8", NULL },
+    { "LOCUS_REGIME=dft", "LOCUS_TOPOLOGY=4s", "LOCUS_STEAL=all", NULL },
+    { "OMP_NUM_THREADS=1", NULL },
+    { "OMP_NUM_THREADS=2", NULL },
+};
+
+static void same_as_libomp(const char *prog)
+{
+    struct child_result ref, r;
+    char what[256];
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        const char *const *env = configs[c];
+        const char *threads = "OMP_NUM_THREADS=4";
+        for (int i = 0; env[i]; i++)
+            if (!strncmp(env[i], "OMP_NUM_THREADS=", 16))
+                threads = env[i];
+        const char *ref_env[] = { threads, NULL };
+        if (!tsan) {
+            run(&ref, prog, 0, ref_env);
+            snprintf(what, sizeof what, "%s on libomp (%s)", prog, threads);
+            expect_ok(&ref, what);
+        }
+        run(&r, prog, 1, env);
+        snprintf(what, sizeof what, "%s on Locus (%s %s %s)", prog, env[0],
+                 env[1] ? env[1] : "", env[1] && env[2] ? env[2] : "");
+        expect_ok(&r, what);
+        if (tsan) {
+            if (c == 0 || !strcmp(threads, "OMP_NUM_THREADS=4"))
+                ref = r;
+            else
+                continue;
+        }
+        if (strcmp(ref.out, r.out))
+            fail_msg("%s: output differs from libomp's\nlibomp:\n%s\nLocus:\n%s", what, ref.out,
+                     r.out);
+    }
+}
+
+static void test_worksharing(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libomp("kmp_worksharing");
+}
+
+/* The layer really runs the program: LOCUS_VERBOSE's line, both ways of
+ * putting it in, and LOCUS_REPORT's report at exit. */
+static void test_really_on_locus(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    struct child_result r;
+    const char *verbose[] = { "LOCUS_VERBOSE=1", "LOCUS_REGIME=dft", "LOCUS_REPORT=stderr", NULL };
+    run(&r, "kmp_worksharing", 1, verbose);
+    expect_ok(&r, "kmp_worksharing with LOCUS_VERBOSE=1");
+    assert_non_null(strstr(r.err, "locus: regime dft"));
+    assert_non_null(strstr(r.err, "locus report"));
+    if (child_san_runtime(NULL)[0])
+        return;   /* the sanitizer runtime must come first: preloading is the way */
+    char ldpath[PATH_MAX + 64];
+    snprintf(ldpath, sizeof ldpath, "LD_LIBRARY_PATH=%s", alias_dir);
+    const char *via_path[] = { ldpath, "LOCUS_VERBOSE=1", "LOCUS_REGIME=naft", NULL };
+    run(&r, "kmp_worksharing", 0, via_path);
+    expect_ok(&r, "kmp_worksharing with Locus's libomp.so.5 on LD_LIBRARY_PATH");
+    assert_non_null(strstr(r.err, "locus: regime naft"));
+}
+
+/* "VERSION SYMBOL" of each function and data object lib defines, default
+ * versions only (libomp's secondary OMP_x/GOMP_x versions of the omp_* and
+ * GOMP_* names serve gcc programs linked against libomp, which
+ * liblocus-gomp runs: locus-omp(7) says so). */
+static char *exports(const char *lib)
+{
+    char cmd[PATH_MAX + 256];
+    snprintf(cmd, sizeof cmd,
+             "readelf -W --dyn-syms '%s' | awk '$7 != \"UND\" && $8 ~ /@@/ && "
+             "($4 == \"FUNC\" || $4 == \"OBJECT\") { split($8, a, \"@@\"); print a[2], a[1] }' "
+             "| sort",
+             lib);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 17, n = 0, got;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    while ((got = fread(buf + n, 1, cap - 1 - n, p)) > 0)
+        n += got;
+    buf[n] = 0;
+    pclose(p);
+    return buf;
+}
+
+static void test_abi_is_libomps(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    char cmd[PATH_MAX + 128], line[PATH_MAX + 128], lib[PATH_MAX] = "";
+    snprintf(cmd, sizeof cmd,
+             "LD_PRELOAD= LD_TRACE_LOADED_OBJECTS=1 '%s/tests/kmp/kmp_worksharing'", build_dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    while (fgets(line, sizeof line, p))
+        if (sscanf(line, " libomp.so.5 => %4095s", lib) == 1)
+            break;
+    pclose(p);
+    if (!lib[0]) {
+        print_message("skipping: the programs do not load libomp.so.5\n");
+        skip();
+    }
+    char *theirs = exports(lib), *ours = exports(layer);
+    assert_true(strlen(theirs) > 10000);   /* readelf worked */
+    /* ALPI's entries, under a node of their own: taken out of ours, counted */
+    int nalpi = 0;
+    for (char *l = ours, *next; *l; l = next) {
+        next = strchr(l, '\n');
+        next = next ? next + 1 : l + strlen(l);
+        if (!strncmp(l, "LOCUS_ALPI_1 alpi_", 18)) {
+            memmove(l, next, strlen(next) + 1);
+            next = l;
+            nalpi++;
+        }
+    }
+    assert_int_equal(nalpi, 18);   /* every function of include/alpi.h */
+    if (strcmp(theirs, ours)) {
+        size_t i = 0;
+        while (theirs[i] && theirs[i] == ours[i])
+            i++;
+        while (i > 0 && theirs[i - 1] != '\n')
+            i--;
+        fail_msg("liblocus-omp's exports differ from libomp's at:\nlibomp: %.80s\nLocus:  %.80s",
+                 theirs + i, ours + i);
+    }
+    free(theirs);
+    free(ours);
+    /* and its soname is libomp's */
+    snprintf(cmd, sizeof cmd, "readelf -d '%s' | grep -c 'SONAME.*\\[libomp.so.5\\]'", layer);
+    p = popen(cmd, "r");
+    assert_non_null(p);
+    assert_non_null(fgets(line, sizeof line, p));
+    pclose(p);
+    assert_int_equal(atoi(line), 1);
+}
+
+/* An entry point the layer lacks stops the program, naming it. */
+static void test_unimplemented_is_loud(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    struct child_result r;
+    run(&r, "kmp_unsupported", 1, NULL);
+    if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT)
+        fail_msg("kmp_get_affinity_max_proc on Locus: expected SIGABRT, status 0x%x\n%s%s",
+                 r.status, r.out, r.err);
+    assert_non_null(strstr(r.err, "liblocus-omp: kmp_get_affinity_max_proc: not implemented"));
+    assert_null(strstr(r.out, "max proc"));   /* it stopped before printing */
+    if (!tsan) {
+        run(&r, "kmp_unsupported", 0, NULL);
+        expect_ok(&r, "kmp_get_affinity_max_proc on libomp");
+        assert_non_null(strstr(r.out, "max proc"));
+    }
+}
+
+/* Bad OMP_ values: named by liblocus-omp, ignored, the answers unchanged. */
+static void test_bad_settings(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    struct child_result r, ref;
+    const char *bad_omp[] = { "OMP_NUM_THREADS=lots", "OMP_SCHEDULE=sometimes", NULL };
+    run(&r, "kmp_worksharing", 1, bad_omp);
+    expect_ok(&r, "bad OMP_NUM_THREADS and OMP_SCHEDULE");
+    assert_non_null(strstr(r.err, "liblocus-omp: ignoring OMP_NUM_THREADS='lots'"));
+    assert_non_null(strstr(r.err, "liblocus-omp: ignoring OMP_SCHEDULE='sometimes'"));
+    run(&ref, "kmp_worksharing", 1, NULL);
+    expect_ok(&ref, "kmp_worksharing");
+    assert_string_equal(r.out, ref.out);
+}
+
+/* A program compiled for one ABI given the other ABI's layer runs on its
+ * own runtime, and one line says so and names the layer to use. */
+static void test_wrong_layer_said(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    struct child_result r;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/tests/kmp/kmp_worksharing", build_dir);
+    child_run(&r, path, gomp_layer, NULL, LIMIT_S);
+    expect_ok(&r, "a clang program with liblocus-gomp preloaded");
+    assert_non_null(strstr(r.err, "liblocus-gomp: this program's OpenMP code runs on "));
+    assert_non_null(strstr(r.err, "libomp.so.5, not on Locus"));
+    assert_non_null(strstr(r.err, "/liblocus-omp.so"));
+    snprintf(path, sizeof path, "%s/tests/gomp/omp_worksharing", build_dir);
+    if (access(path, X_OK) == 0) {
+        child_run(&r, path, layer, NULL, LIMIT_S);
+        expect_ok(&r, "a gcc program with liblocus-omp preloaded");
+        assert_non_null(strstr(r.err, "liblocus-omp: this program's OpenMP code runs on "));
+        assert_non_null(strstr(r.err, "libgomp.so.1, not on Locus"));
+        assert_non_null(strstr(r.err, "/liblocus-gomp.so"));
+    }
+    /* and the right layer says nothing of the kind */
+    run(&r, "kmp_worksharing", 1, NULL);
+    expect_ok(&r, "kmp_worksharing on liblocus-omp");
+    assert_null(strstr(r.err, "not on Locus"));
+}
+
+int main(void)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return 1;
+    self[n] = 0;
+    /* self is BUILD/tests/test_kmp */
+    snprintf(build_dir, sizeof build_dir, "%s", dirname(dirname(self)));
+    snprintf(layer, sizeof layer, "%s/liblocus-omp.so", build_dir);
+    snprintf(gomp_layer, sizeof gomp_layer, "%s/liblocus-gomp.so", build_dir);
+    snprintf(alias_dir, sizeof alias_dir, "%s/kmp", build_dir);
+    child_san_runtime(&tsan);
+
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_abi_is_libomps),
+        cmocka_unit_test(test_worksharing),
+        cmocka_unit_test(test_really_on_locus),
+        cmocka_unit_test(test_unimplemented_is_loud),
+        cmocka_unit_test(test_bad_settings),
+        cmocka_unit_test(test_wrong_layer_said),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
