@@ -10,9 +10,9 @@
  * The list is what the program asked for, cut to the CPUs the process may
  * run on (a place left empty is dropped, with libgomp's warning).  Threads
  * are not bound to places: Locus binds its workers itself (LOCUS_BIND), so
- * OMP_PROC_BIND is not honoured; a thread's place is the one that holds
- * every CPU it may run on (-1 when none does), and every thread's place
- * partition is the whole list.
+ * OMP_PROC_BIND is not honoured (omp_get_proc_bind answers false); a
+ * thread's place is the one that holds every CPU it may run on (-1 when
+ * none does), and every thread's place partition is the whole list.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -434,4 +434,11 @@ void gomp_places_print(FILE *f)
         }
         fputc('}', f);
     }
+}
+
+/* proc-bind-var: false, as omp_display_env says: threads are not bound to
+ * places (Locus binds its workers itself, by LOCUS_BIND) */
+GOMP_EXPORT int omp_get_proc_bind(void)
+{
+    return 0;   /* omp_proc_bind_false */
 }

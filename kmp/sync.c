@@ -332,3 +332,32 @@ KMP_EXPORT void *__kmpc_threadprivate(ident_t *loc, kmp_int32 gtid, void *data, 
     (void)gtid;
     return tp_copy(data, size);
 }
+
+/* A split barrier (Intel compilers' reductions): every thread arrives;
+ * the primary thread runs code before the others go on, which it lets go
+ * in __kmpc_end_barrier_master.  _nowait: the others do not wait for it. */
+KMP_EXPORT kmp_int32 __kmpc_barrier_master(ident_t *loc, kmp_int32 gtid)
+{
+    (void)loc;
+    (void)gtid;
+    GOMP_barrier();
+    if (omp_get_thread_num() == 0)
+        return 1;
+    GOMP_barrier();
+    return 0;
+}
+
+KMP_EXPORT void __kmpc_end_barrier_master(ident_t *loc, kmp_int32 gtid)
+{
+    (void)loc;
+    (void)gtid;
+    GOMP_barrier();
+}
+
+KMP_EXPORT kmp_int32 __kmpc_barrier_master_nowait(ident_t *loc, kmp_int32 gtid)
+{
+    (void)loc;
+    (void)gtid;
+    GOMP_barrier();
+    return omp_get_thread_num() == 0;
+}
