@@ -25,6 +25,11 @@
 #   gomp/*.c + the above      -> $(BUILD)/liblocus-gomp.so (soname libgomp.so.1,
 #                                libgomp's symbol versions; $(BUILD)/gomp/
 #                                libgomp.so.1 links to it)
+#   kmp/*.c + gomp/*.c (less  -> $(BUILD)/liblocus-omp.so (soname libomp.so.5,
+#     lock.c) + the above        libomp's symbol version; $(BUILD)/kmp/libomp.so.5
+#                                and libiomp5.so link to it)
+#   tests/kmp/*.c             -> $(BUILD)/tests/kmp/*  (clang -fopenmp programs
+#                                linked against libomp, run by test_kmp)
 #   tests/gomp/*.c            -> $(BUILD)/tests/gomp/*  (gcc -fopenmp programs
 #                                linked against libgomp, run by test_gomp)
 #   tests/test_*.c            -> $(BUILD)/tests/test_*  (cmocka, static lib; only
@@ -59,6 +64,7 @@
 #                  $(BUILD)/; needs only tools/deps.txt's [build] packages
 #   lib            only build/liblocus.a, build/liblocus.so{.$(VERSION),.0,}
 #   gomp           only build/liblocus-gomp.so and build/gomp/libgomp.so.1
+#   omp            only build/liblocus-omp.so and build/kmp/libomp.so.5, libiomp5.so
 #   check          deps (build and test packages), all, then check-plain,
 #                  check-numa-vm, check-asan, check-tsan (all run; fails if
 #                  any failed); ends with a total line
@@ -86,11 +92,12 @@
 #                  bullion-s16, plots, Table 3, and overhead/compare.sh --quick)
 #   install        lib, header, man pages (.TH given "Locus $(VERSION)"), tools
 #                  (and locus-trace), locus.pc, locus-static.pc, locus-gomp.pc,
-#                  lib/cmake/Locus/ (find_package(Locus)); with MPI also
-#                  liblocus-mpi, locus_mpi.h and locus-mpi.pc; and lib/locus/ with
-#                  liblocus-gomp.so and its libgomp.so.1 link (DESTDIR, prefix):
+#                  locus-omp.pc, lib/cmake/Locus/ (find_package(Locus)); with MPI
+#                  also liblocus-mpi, locus_mpi.h and locus-mpi.pc; and lib/locus/
+#                  with liblocus-gomp.so and its libgomp.so.1 link, liblocus-omp.so
+#                  and its libomp.so.5 and libiomp5.so links (DESTDIR, prefix):
 #                  a directory of its own, which ldconfig does not scan, so that
-#                  the soname libgomp.so.1 never shadows the system's libgomp
+#                  those sonames never shadow the system's libgomp and libomp
 #   uninstall      removes what install installed
 #   deps           tools/install-deps all (Debian packages of tools/deps.txt,
 #                  [build] and [test]; `make` itself checks only [build])
@@ -294,7 +301,7 @@ omp: $(KMP_SO) $(KMP_ALIASES)
 # [build] section; `make check` and `make demo` add the [test] ones), and it
 # needs root only when one of them is missing.  A release tarball (make dist)
 # ships configure, so neither rule runs there.
-CONFIGURE_OUTPUTS_IN = config.mak.in locus.pc.in locus-static.pc.in locus-gomp.pc.in locus-mpi.pc.in \
+CONFIGURE_OUTPUTS_IN = config.mak.in locus.pc.in locus-static.pc.in locus-gomp.pc.in locus-omp.pc.in locus-mpi.pc.in \
 	cmake/LocusConfig.cmake.in cmake/LocusConfigVersion.cmake.in
 configure: configure.ac VERSION
 	tools/install-deps build
@@ -317,7 +324,7 @@ config.mak.autogen: configure $(CONFIGURE_OUTPUTS_IN)
 # these; this rule only brings one back when it is missing, e.g. after
 # `make clean` removed build/.  config.status keeps config.h's timestamp when
 # its contents are unchanged, so nothing is rebuilt needlessly.
-build/config.h locus.pc locus-static.pc locus-gomp.pc locus-mpi.pc build/LocusConfig.cmake build/LocusConfigVersion.cmake:
+build/config.h locus.pc locus-static.pc locus-gomp.pc locus-omp.pc locus-mpi.pc build/LocusConfig.cmake build/LocusConfigVersion.cmake:
 	$(QUIET)./config.status $@ >/dev/null
 
 config.mak: ;
@@ -541,7 +548,7 @@ check-plain:
 # run without LD_LIBRARY_PATH; every version the same; and, from check-plain,
 # `make distcheck DISTCHECK_QUICK=1` (about 3 minutes in all on 2 cores).
 check-install:
-	@$(MAKE) --no-print-directory BUILD=build SAN=none lib gomp mpilib $(TOOLS)
+	@$(MAKE) --no-print-directory BUILD=build SAN=none lib gomp omp mpilib $(TOOLS)
 	@$(MAKE) --no-print-directory _check-install INSTALL_TEST_DISTCHECK=1
 
 _check-install:
@@ -714,14 +721,14 @@ PC_SED = sed -e 's|^prefix=.*|prefix=$(prefix)|' \
 	     -e 's|^rpath=.*|rpath=$(PC_RPATH)|'
 CMAKE_SED = sed -e 's|^set(_Locus_libdir .*|set(_Locus_libdir "$(libdir)")|' \
 		-e 's|^set(_Locus_includedir .*|set(_Locus_includedir "$(includedir)")|'
-PC_FILES = locus.pc locus-static.pc locus-gomp.pc $(if $(filter 1,$(HAVE_MPI)),locus-mpi.pc)
+PC_FILES = locus.pc locus-static.pc locus-gomp.pc locus-omp.pc $(if $(filter 1,$(HAVE_MPI)),locus-mpi.pc)
 CMAKE_FILES = build/LocusConfig.cmake build/LocusConfigVersion.cmake
 # The man pages' .TH lines get this version as their fourth field ("Locus
 # 0.5.0"), whatever the source says, so that every page in man/ shows the
 # version installed.
 MAN_TH_SED = s/^(\.TH[[:space:]]+("[^"]*"|[^[:space:]"]+)[[:space:]]+("[^"]*"|[^[:space:]"]+)[[:space:]]+("[^"]*"|[^[:space:]"]+))([[:space:]]+("[^"]*"|[^[:space:]"]+))?/\1 "Locus $(VERSION)"/
 
-install: lib gomp mpilib $(TOOLS) $(TOOL_SCRIPTS_BUILT) $(PC_FILES) $(CMAKE_FILES)
+install: lib gomp omp mpilib $(TOOLS) $(TOOL_SCRIPTS_BUILT) $(PC_FILES) $(CMAKE_FILES)
 	$(INSTALL) -d '$(DESTDIR)$(libdir)/pkgconfig' '$(DESTDIR)$(includedir)' '$(DESTDIR)$(libdir)/locus' \
 		'$(DESTDIR)$(libdir)/cmake/Locus'
 	$(INSTALL_DATA) $(LIB_A) '$(DESTDIR)$(libdir)/'
@@ -733,6 +740,9 @@ ifneq ($(SIM_SO),)
 endif
 	$(INSTALL_PROGRAM) $(GOMP_SO) '$(DESTDIR)$(libdir)/locus/'
 	ln -sf liblocus-gomp.so '$(DESTDIR)$(libdir)/locus/libgomp.so.1'
+	$(INSTALL_PROGRAM) $(KMP_SO) '$(DESTDIR)$(libdir)/locus/'
+	ln -sf liblocus-omp.so '$(DESTDIR)$(libdir)/locus/libomp.so.5'
+	ln -sf liblocus-omp.so '$(DESTDIR)$(libdir)/locus/libiomp5.so'
 	$(INSTALL_DATA) include/locus.h include/alpi.h '$(DESTDIR)$(includedir)/'
 ifeq ($(HAVE_MPI),1)
 	$(INSTALL_DATA) include/locus_mpi.h '$(DESTDIR)$(includedir)/'
@@ -764,12 +774,15 @@ uninstall:
 	      '$(DESTDIR)$(libdir)/$(SONAME)' '$(DESTDIR)$(libdir)/liblocus.so' \
 	      '$(DESTDIR)$(libdir)/pkgconfig/locus.pc' '$(DESTDIR)$(libdir)/pkgconfig/locus-static.pc' \
 	      '$(DESTDIR)$(libdir)/pkgconfig/locus-gomp.pc' \
+	      '$(DESTDIR)$(libdir)/pkgconfig/locus-omp.pc' \
 	      '$(DESTDIR)$(libdir)/pkgconfig/locus-mpi.pc' \
 	      '$(DESTDIR)$(libdir)/cmake/Locus/LocusConfig.cmake' \
 	      '$(DESTDIR)$(libdir)/cmake/Locus/LocusConfigVersion.cmake' \
 	      '$(DESTDIR)$(includedir)/locus.h' '$(DESTDIR)$(includedir)/alpi.h' \
 	      '$(DESTDIR)$(libdir)/locus/liblocus-gomp.so' \
 	      '$(DESTDIR)$(libdir)/locus/libgomp.so.1' '$(DESTDIR)$(includedir)/locus_mpi.h' \
+	      '$(DESTDIR)$(libdir)/locus/liblocus-omp.so' '$(DESTDIR)$(libdir)/locus/libomp.so.5' \
+	      '$(DESTDIR)$(libdir)/locus/libiomp5.so' \
 	      '$(DESTDIR)$(libdir)/liblocus-mpi.a' '$(DESTDIR)$(libdir)/liblocus-mpi.so.$(VERSION)' \
 	      '$(DESTDIR)$(libdir)/liblocus-mpi.so.0' \
 	      '$(DESTDIR)$(libdir)/liblocus-mpi.so' '$(DESTDIR)$(libdir)/liblocus-sim.so'
@@ -785,7 +798,7 @@ clean:
 
 distclean: clean
 	rm -rf config.mak.autogen config.status config.log configure config.h.in \
-	       config.h.in~ configure~ locus.pc locus-static.pc locus-gomp.pc locus-mpi.pc autom4te.cache \
+	       config.h.in~ configure~ locus.pc locus-static.pc locus-gomp.pc locus-omp.pc locus-mpi.pc autom4te.cache \
 	       locus-*.tar.gz
 
 FORCE:
