@@ -26,6 +26,14 @@ kmp_int32 lc_kmp_gtid(void)
     return my_gtid;
 }
 
+/* The initial thread is gtid 0 (threadprivate data keeps the variable
+ * itself for it): it takes its number when the library is loaded, before
+ * any worker can. */
+__attribute__((constructor)) static void initial_thread_gtid(void)
+{
+    lc_kmp_gtid();
+}
+
 KMP_EXPORT kmp_int32 __kmpc_global_thread_num(ident_t *loc)
 {
     (void)loc;
