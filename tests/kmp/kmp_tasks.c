@@ -183,43 +183,42 @@ static void priority_untied(void)
     check("untied with parts", u == 10);
 }
 
+/* in teams of two: libomp 14 fails an assertion at the end of a region of
+ * one thread that had a detached task (kmp_runtime.cpp:2375) */
 static void detach(void)
 {
-    int x = 0, seen = -1, ran = 0;
+    int x = 0, fulfilled = 0, seen = -1, seen_fulfilled = -1;
     omp_event_handle_t ev = (omp_event_handle_t)0;   /* set by the detach clause */
-#pragma omp parallel
+#pragma omp parallel num_threads(2)
 #pragma omp single
     {
-#pragma omp task detach(ev) depend(out: x) shared(x, ran)
+#pragma omp task detach(ev) depend(out: x) shared(x)
+        x = 1;
+        /* another task fulfils it (in a team of one it has run by now:
+         * the order of creation is valid for any team) */
+#pragma omp task shared(fulfilled) firstprivate(ev)
         {
-            x = 1;
-            ran = 1;
+#pragma omp atomic write
+            fulfilled = 1;
+            omp_fulfill_event(ev);
         }
         /* the dependent task waits for the fulfilment, not the body */
-#pragma omp task depend(in: x) shared(x, seen)
-        seen = x;
-#pragma omp task shared(x, ran) firstprivate(ev)
+#pragma omp task depend(in: x) shared(x, seen, fulfilled, seen_fulfilled)
         {
-            while (1) {
-                int r;
+            seen = x;
 #pragma omp atomic read
-                r = ran;
-                if (r)
-                    break;
-            }
-            x = 2;
-            omp_fulfill_event(ev);
+            seen_fulfilled = fulfilled;
         }
 #pragma omp taskwait
     }
-    check("detach, omp_fulfill_event", seen == 2);
+    check("detach, omp_fulfill_event", seen == 1 && seen_fulfilled == 1);
     /* if(0): the encountering task waits for the event too */
     int y = 0;
     omp_event_handle_t e2 = (omp_event_handle_t)0;
 #pragma omp parallel num_threads(2)
 #pragma omp single
     {
-#pragma omp task detach(e2) if(0) shared(y)
+#pragma omp task detach(e2) if(0) shared(y) firstprivate(e2)
         {
             y = 1;
             omp_fulfill_event(e2);
@@ -359,6 +358,7 @@ static void long_chain(void)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* each line out before a hang or a crash */
     depend_chain();
     depend_mutex();
     depend_obj();
