@@ -163,8 +163,9 @@ static ull flatten(const struct gomp_doacross *dx, const ull *idx)
  * thread running i0, updates it; 0 before the first post) and the inner
  * indices of the last post; readers take a consistent copy.
  */
-void gomp_doacross_post_dx(struct gomp_doacross *dx, const ull *counts)
+static void post(const ull *counts)
 {
+    struct gomp_doacross *dx = current();
     if (!dx || counts[0] >= dx->n0)
         return;
     if (dx->flat) {
@@ -206,11 +207,6 @@ static bool reached(const struct gomp_doacross *dx, ull i0, const ull *want)
     }
 }
 
-static void post(const ull *counts)
-{
-    gomp_doacross_post_dx(current(), counts);
-}
-
 static void wait_for(struct gomp_doacross *dx, ull first, const ull *rest)
 {
     if (first >= dx->n0)
@@ -225,12 +221,6 @@ static void wait_for(struct gomp_doacross *dx, ull first, const ull *rest)
             return;
         gomp_pause(&spins);
     }
-}
-
-void gomp_doacross_wait_dx(struct gomp_doacross *dx, const ull *counts)
-{
-    if (dx)
-        wait_for(dx, counts[0], counts + 1);
 }
 
 GOMP_EXPORT void GOMP_doacross_post(long *counts)

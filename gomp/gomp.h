@@ -266,11 +266,6 @@ void gomp_ordered_pass(struct gomp_ws *ws);
 struct gomp_doacross *gomp_doacross_new(unsigned ncounts, const unsigned long long *counts,
                                         int nthreads);
 void gomp_doacross_free(struct gomp_doacross *dx);
-/* Post and wait with the indices of each ordered loop (0-based) on a
- * given doacross state (NULL: nothing to do); GOMP_doacross_* use the
- * calling thread's loop's, kmp/doacross.c its own. */
-void gomp_doacross_post_dx(struct gomp_doacross *dx, const unsigned long long *counts);
-void gomp_doacross_wait_dx(struct gomp_doacross *dx, const unsigned long long *counts);
 
 /* cancel.c */
 /* Cancellation is on (OMP_CANCELLATION) and the calling thread's team or

@@ -328,15 +328,28 @@ static void doacross(void)
             b[i][j] = (b[i - 1][j] + b[i][j - 1]) % 1000;
 #pragma omp ordered depend(source)
         }
-    int c[20][20], same = 1;
+    /* collapsed: one row's iterations may run on several threads */
+    int d[20][20];
+    for (int i = 0; i < 20; i++)
+        d[i][0] = d[0][i] = 1;
+#pragma omp parallel
+#pragma omp for collapse(2) ordered(2) schedule(static, 3)
+    for (int i = 1; i < 20; i++)
+        for (int j = 1; j < 20; j++) {
+#pragma omp ordered depend(sink: i - 1, j) depend(sink: i, j - 1)
+            d[i][j] = (d[i - 1][j] + d[i][j - 1]) % 1000;
+#pragma omp ordered depend(source)
+        }
+    int c[20][20], same = 1, same_d = 1;
     for (int i = 0; i < 20; i++)
         for (int j = 0; j < 20; j++)
             c[i][j] = i && j ? (c[i - 1][j] + c[i][j - 1]) % 1000 : 1;
     for (int i = 0; i < 20; i++)
         for (int j = 0; j < 20; j++)
-            same &= b[i][j] == c[i][j];
+            same &= b[i][j] == c[i][j], same_d &= d[i][j] == c[i][j];
     check("doacross ordered(1)", a[199] == 199);
     check("doacross ordered(2)", same);
+    check("doacross collapse(2)", same_d);
 }
 
 static void long_chain(void)
