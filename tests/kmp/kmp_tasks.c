@@ -369,6 +369,29 @@ static void long_chain(void)
     check("2000-task inout chain", x == 2000 && !bad);
 }
 
+/* outside any parallel region: the initial thread's tasks */
+static void serial_tasks(void)
+{
+    int x = 0, seen = -1;
+    long sum = 0, tl = 0;
+#pragma omp task depend(out: x) shared(x)
+    x = 3;
+#pragma omp task depend(in: x) shared(x, seen)
+    seen = x;
+#pragma omp taskgroup task_reduction(+: sum)
+    {
+        for (int i = 1; i <= 10; i++) {
+#pragma omp task in_reduction(+: sum)
+            sum += i;
+        }
+    }
+#pragma omp taskloop reduction(+: tl) num_tasks(4)
+    for (int i = 1; i <= 100; i++)
+        tl += i;
+#pragma omp taskwait
+    check("tasks outside a region", seen == 3 && sum == 55 && tl == 5050);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);   /* each line out before a hang or a crash */
@@ -383,6 +406,7 @@ int main(void)
     reductions();
     doacross();
     long_chain();
+    serial_tasks();
     printf("%s\n", failures ? "FAILED" : "all passed");
     return failures != 0;
 }
