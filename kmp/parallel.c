@@ -97,10 +97,15 @@ struct fork {
     void **argv;
 };
 
+/* A member's implicit task is in no taskgroup (task reductions: taskred.c),
+ * whatever the forking thread's task is in. */
 static void member(void *arg)
 {
     const struct fork *f = arg;
+    struct lc_kmp_tg *saved_tg = lc_kmp_cur_tg;
+    lc_kmp_cur_tg = NULL;
     lc_kmp_invoke_microtask(f->fn, lc_kmp_gtid(), omp_get_thread_num(), f->argc, f->argv);
+    lc_kmp_cur_tg = saved_tg;
 }
 
 /* Up to this many captured arguments live on the forking thread's stack. */
