@@ -150,6 +150,10 @@ void lc_kmp_task_queue(kmp_task_t *t, void **depend, bool if_clause);
 void lc_kmp_task_run_now(kmp_task_t *t);
 /* A new id for a task (copies of a taskloop's pattern). */
 uint64_t lc_kmp_task_new_id(void);
+/* taskmem.c: a task block of size bytes (a multiple of 64), 64-byte
+ * aligned, or NULL; and its return. */
+void *lc_kmp_block_alloc(size_t size);
+void lc_kmp_block_free(void *p, size_t size);
 /* Runs the destructors thunk if the task has one, and frees its block. */
 void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t);
 
@@ -159,7 +163,7 @@ void __kmpc_end_taskgroup(ident_t *loc, int gtid);
 /* taskred.c: the innermost taskgroup of the running task, where task
  * reductions are found (NULL: none).  A task starts in the group it was
  * created in (lc_kmp_task.tg). */
-extern __thread struct lc_kmp_tg *lc_kmp_cur_tg;
+extern __thread struct lc_kmp_tg *lc_kmp_cur_tg __attribute__((tls_model("initial-exec")));
 
 /* the omp_* routines the layer calls (gomp/icv.c) */
 int omp_get_thread_num(void);

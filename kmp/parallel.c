@@ -17,7 +17,7 @@
 __thread struct kmp_push lc_kmp_push;
 
 static _Atomic kmp_int32 next_gtid;
-static __thread kmp_int32 my_gtid = -1;
+static __thread kmp_int32 my_gtid __attribute__((tls_model("initial-exec"))) = -1;
 
 kmp_int32 lc_kmp_gtid(void)
 {

@@ -28,7 +28,7 @@
 
 /* The kmp task this thread runs (NULL: an implicit task).  Saved and
  * restored around each task run here, which nest on the thread's stack. */
-static __thread struct lc_kmp_task *running;
+static __thread struct lc_kmp_task *running __attribute__((tls_model("initial-exec")));
 
 static _Atomic uint64_t next_id = 1;
 
@@ -48,7 +48,7 @@ KMP_EXPORT kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, kmp_int32 gtid, kmp_i
     size_t off = sizeof(struct lc_kmp_task) + sizeof_kmp_task_t;
     off = (off + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
     size_t size = (off + sizeof_shareds + 63) & ~(size_t)63;
-    struct lc_kmp_task *h = aligned_alloc(64, size);
+    struct lc_kmp_task *h = lc_kmp_block_alloc(size);
     if (!h)
         gomp_unsupported("__kmpc_omp_task_alloc", "out of memory for a task");
     memset(h, 0, sizeof *h);
@@ -81,7 +81,7 @@ void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t)
     struct lc_kmp_task *h = lc_kmp_task_of(t);
     if (h->flags & KMP_TASK_DESTRUCTORS)
         t->data1.destructors(gtid, t);
-    free(h);
+    lc_kmp_block_free(h, h->size);
 }
 
 /* The body: an untied task's routine returns early where it queued itself

@@ -25,7 +25,7 @@
 #include "kmp.h"
 #include "runtime.h"
 
-__thread struct lc_kmp_tg *lc_kmp_cur_tg;
+__thread struct lc_kmp_tg *lc_kmp_cur_tg __attribute__((tls_model("initial-exec")));
 
 /* The compiler's item descriptions: __kmpc_taskred_init's (with omp_orig)
  * and __kmpc_task_reduction_init's.  flags bit 0: lazy private copies. */
