@@ -310,9 +310,13 @@ static void *modifier_init(int is_ws, int num, const void *data, int newer, cons
         unsigned spins = 0;
         while (!atomic_load_explicit(&m->ready, memory_order_acquire))
             gomp_pause(&spins);
+        /* the first member's descriptions, flags and all (as libomp: the
+         * compiler's flags may differ between members), with the member's
+         * own item */
         for (int i = 0; i < num; i++) {
-            tg->items[i].priv = m->items[i].priv;
-            tg->items[i].pend = m->items[i].pend;
+            void *shar = tg->items[i].shar;
+            tg->items[i] = m->items[i];
+            tg->items[i].shar = shar;
         }
     }
     return tg;
