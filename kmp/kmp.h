@@ -113,6 +113,58 @@ typedef struct kmp_depend_info {
 #define KMP_DEP_MTX 0x04          /* mutexinoutset */
 #define KMP_DEP_SET 0x08          /* inoutset */
 
+/* What liblocus-omp keeps before each kmp_task_t it allocates (task.c):
+ * the block is this header, the kmp_task_t with the privates the compiler
+ * lays out after it, then the shareds.  A taskloop's tasks are copies of
+ * the whole block (taskloop.c). */
+struct lc_kmp_tg;
+struct gomp_event;
+struct lc_kmp_task {
+    uint64_t id;                  /* __kmpc_get_taskid */
+    uint64_t parent_id;
+    kmp_int32 flags;              /* KMP_TASK_* */
+    int resume;                   /* untied: the body queued itself again to go on */
+    size_t size;                  /* of the whole block */
+    struct gomp_event *ev;        /* detach: the handle, or NULL */
+    struct lc_kmp_tg *tg;         /* the taskgroup it was created in (taskred.c) */
+    const void *creator;          /* Locus task that queued it (deferred or included?) */
+    /* an undeferred task's encountering state, restored at its completion */
+    int saved_final, saved_nt;
+    const void *saved_id;
+    struct lc_task *saved_cur;
+    struct lc_kmp_task *saved_running;
+    struct lc_kmp_tg *saved_tg;
+} __attribute__((aligned(64)));
+static inline struct lc_kmp_task *lc_kmp_task_of(kmp_task_t *t)
+{
+    return (struct lc_kmp_task *)t - 1;
+}
+static inline kmp_task_t *lc_kmp_task_body(struct lc_kmp_task *h)
+{
+    return (kmp_task_t *)(h + 1);
+}
+/* Queues a task as __kmpc_omp_task does, with gomp's depend array (or
+ * NULL); if_clause false runs it now on this thread (task.c). */
+void lc_kmp_task_queue(kmp_task_t *t, void **depend, bool if_clause);
+/* Runs it now on this thread, as an undeferred task (taskloop if(0)). */
+void lc_kmp_task_run_now(kmp_task_t *t);
+/* A new id for a task (copies of a taskloop's pattern). */
+uint64_t lc_kmp_task_new_id(void);
+/* taskmem.c: a task block of size bytes (a multiple of 64), 64-byte
+ * aligned, or NULL; and its return. */
+void *lc_kmp_block_alloc(size_t size);
+void lc_kmp_block_free(void *p, size_t size);
+/* Runs the destructors thunk if the task has one, and frees its block. */
+void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t);
+
+void __kmpc_taskgroup(ident_t *loc, int gtid);
+void __kmpc_end_taskgroup(ident_t *loc, int gtid);
+
+/* taskred.c: the innermost taskgroup of the running task, where task
+ * reductions are found (NULL: none).  A task starts in the group it was
+ * created in (lc_kmp_task.tg). */
+extern __thread struct lc_kmp_tg *lc_kmp_cur_tg __attribute__((tls_model("initial-exec")));
+
 /* the omp_* routines the layer calls (gomp/icv.c) */
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);

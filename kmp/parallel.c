@@ -17,7 +17,7 @@
 __thread struct kmp_push lc_kmp_push;
 
 static _Atomic kmp_int32 next_gtid;
-static __thread kmp_int32 my_gtid = -1;
+static __thread kmp_int32 my_gtid __attribute__((tls_model("initial-exec"))) = -1;
 
 kmp_int32 lc_kmp_gtid(void)
 {
@@ -105,10 +105,15 @@ struct fork {
     void **argv;
 };
 
+/* A member's implicit task is in no taskgroup (task reductions: taskred.c),
+ * whatever the forking thread's task is in. */
 static void member(void *arg)
 {
     const struct fork *f = arg;
+    struct lc_kmp_tg *saved_tg = lc_kmp_cur_tg;
+    lc_kmp_cur_tg = NULL;
     lc_kmp_invoke_microtask(f->fn, lc_kmp_gtid(), omp_get_thread_num(), f->argc, f->argv);
+    lc_kmp_cur_tg = saved_tg;
 }
 
 /* Up to this many captured arguments live on the forking thread's stack. */
