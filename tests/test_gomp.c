@@ -229,6 +229,17 @@ static void test_robust(void **state)
     same_as_libgomp_but("omp_robust", 1);
 }
 
+/* A detached task whose creator fulfils its event only after a nested
+ * parallel region (tests/gomp/omp_detach_nested.c): the nested region's
+ * end waits only for its own tasks' events (issue 29: it waited for the
+ * enclosing task's too, and hung). */
+static void test_detach_nested(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_detach_nested");
+}
+
 /* ALPI in an OpenMP program (tests/gomp/omp_alpi.c), found with dlsym as
  * TAMPI finds it: libgomp has none, Locus's layer binds it to its tasks.
  * Not on a team of one thread, whose tasks liblocus-gomp runs at once
@@ -684,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_abi_is_libgomps),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_robust),
+        cmocka_unit_test(test_detach_nested),
         cmocka_unit_test(test_alpi),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_reductions),
