@@ -383,6 +383,56 @@ static void test_icv_and_friends(void **state)
                  ref.out, r.out);
 }
 
+/* OMP_SCHEDULE's monotonic: and nonmonotonic: modifiers and
+ * omp_set_schedule's monotonic bit reach omp_get_schedule as in libgomp
+ * (tests/gomp/omp_schedule.c; issue 29: the modifier was dropped), and a
+ * malformed value is named and ignored. */
+static void test_schedule_modifiers(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    static const char *const values[] = {
+        "OMP_SCHEDULE=monotonic:dynamic", "OMP_SCHEDULE=monotonic:dynamic,4",
+        "OMP_SCHEDULE=monotonic:static", "OMP_SCHEDULE=monotonic:guided,2",
+        "OMP_SCHEDULE=nonmonotonic:dynamic,3", "OMP_SCHEDULE=nonmonotonic:static",
+        "OMP_SCHEDULE=static", "OMP_SCHEDULE=guided", "OMP_SCHEDULE= Monotonic : auto ",
+    };
+    struct result ref, r;
+    char what[256];
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        const char *env[] = { values[i], "OMP_NUM_THREADS=4", NULL };
+        snprintf(what, sizeof what, "omp_schedule with %s", values[i]);
+        run(&r, "omp_schedule", 1, env);
+        expect_ok(&r, what);
+        if (tsan)
+            continue;
+        run(&ref, "omp_schedule", 0, env);
+        expect_ok(&ref, what);
+        if (strcmp(ref.out, r.out))
+            fail_msg("%s: output differs from libgomp's\nlibgomp:\n%s\nLocus:\n%s", what,
+                     ref.out, r.out);
+    }
+    const char *display[] = { "OMP_SCHEDULE=monotonic:dynamic,4", "OMP_DISPLAY_ENV=true", NULL };
+    run(&r, "omp_schedule", 1, display);
+    expect_ok(&r, "omp_schedule with OMP_DISPLAY_ENV=true");
+    assert_non_null(strstr(r.err, "OMP_SCHEDULE = 'MONOTONIC:DYNAMIC,4'"));
+    static const char *const bad[] = {
+        "OMP_SCHEDULE=monotonic:", "OMP_SCHEDULE=monotonic:dyn",
+        "OMP_SCHEDULE=nonmonotonic;static", "OMP_SCHEDULE=monotonic:dynamic,4,5",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *env[] = { bad[i], NULL };
+        char want[128];
+        run(&r, "omp_schedule", 1, env);
+        expect_ok(&r, bad[i]);
+        snprintf(want, sizeof want, "ignoring OMP_SCHEDULE='%s'", bad[i] + strlen("OMP_SCHEDULE="));
+        if (!strstr(r.err, want))
+            fail_msg("%s: no warning \"%s\" in\n%s", bad[i], want, r.err);
+        /* the default stays */
+        assert_non_null(strstr(r.out, "OMP_SCHEDULE: kind 2, chunk 1\n"));
+    }
+}
+
 /* The runs above could pass on libgomp alone if the preload failed: this
  * one proves Locus ran them, both ways of putting it in. */
 static void test_really_on_locus(void **state)
@@ -704,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_ordered_and_doacross),
         cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_icv_and_friends),
+        cmocka_unit_test(test_schedule_modifiers),
         cmocka_unit_test(test_target_teams_allocators),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
