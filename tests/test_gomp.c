@@ -240,6 +240,16 @@ static void test_detach_nested(void **state)
     same_as_libgomp("omp_detach_nested");
 }
 
+/* Undeferred tasks (if(0)) run on the encountering thread, after their
+ * dependences, with children of their own (tests/gomp/omp_undeferred.c;
+ * issue 29: they were queued, and some ran on other workers). */
+static void test_undeferred(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_undeferred");
+}
+
 /* ALPI in an OpenMP program (tests/gomp/omp_alpi.c), found with dlsym as
  * TAMPI finds it: libgomp has none, Locus's layer binds it to its tasks.
  * Not on a team of one thread, whose tasks liblocus-gomp runs at once
@@ -746,6 +756,7 @@ int main(void)
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_robust),
         cmocka_unit_test(test_detach_nested),
+        cmocka_unit_test(test_undeferred),
         cmocka_unit_test(test_alpi),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_reductions),
