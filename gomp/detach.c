@@ -22,6 +22,10 @@
  *    its region has one thread is parked instead: a later task may be the
  *    one that fulfils it, so the thread waits at its next taskwait,
  *    taskgroup end, barrier, end of region, or task with dependences.
+ *    The parked list is the innermost region's: a region that begins on
+ *    the thread sets the outer one's aside (gomp_detach_region_begin) and
+ *    its end and barriers wait only for its own tasks' events, since the
+ *    outer task may fulfil its events only after the region.
  */
 #include <limits.h>
 #include <stdatomic.h>
@@ -114,6 +118,19 @@ void gomp_detach_wait_parked(void)
         parked = ev->next;
         gomp_event_wait(ev);
     }
+}
+
+struct gomp_event *gomp_detach_region_begin(void)
+{
+    struct gomp_event *outer = parked;
+    parked = NULL;
+    return outer;
+}
+
+void gomp_detach_region_end(struct gomp_event *outer)
+{
+    gomp_detach_wait_parked();
+    parked = outer;
 }
 
 GOMP_EXPORT void omp_fulfill_event(uintptr_t handle)

@@ -32,7 +32,15 @@ void gomp_event_attach(struct gomp_event *ev);
 void gomp_event_wait(struct gomp_event *ev);
 /* Waited, later: at this thread's next synchronisation point. */
 void gomp_event_park(struct gomp_event *ev);
-/* Waits for every parked handle of this thread. */
+/* Waits for every parked handle of this thread's innermost region. */
 void gomp_detach_wait_parked(void);
+/* A parallel region begins on this thread: the handles parked so far are
+ * the enclosing region's, which this one's end and barriers do not wait
+ * for (the task that fulfils them may come after the region); returns
+ * them for gomp_detach_region_end. */
+struct gomp_event *gomp_detach_region_begin(void);
+/* The region ends: waits for its own parked handles, then the enclosing
+ * region's are parked again. */
+void gomp_detach_region_end(struct gomp_event *outer);
 
 #endif /* LC_GOMP_DETACH_H */

@@ -272,8 +272,13 @@ GOMP_EXPORT void omp_display_env(int verbose)
     fprintf(stderr, "  OMP_NESTED = '%s'\n", gomp_icv.max_active_levels > 1 ? "TRUE" : "FALSE");
     fprintf(stderr, "  OMP_NUM_THREADS = '%d'\n",
             gomp_icv.nthreads ? gomp_icv.nthreads : omp_get_num_procs());
-    fprintf(stderr, "  OMP_SCHEDULE = '%s", sched_name(gomp_icv.run_sched));
-    if (gomp_icv.run_sched != GS_AUTO && gomp_icv.run_chunk > 1)
+    /* libgomp's spelling: a modifier only where it is not the kind's
+     * default (static is monotonic), a chunk only where not the default */
+    int kind = gomp_icv.run_sched & ~GOMP_SCHED_MONOTONIC;
+    int mono = (gomp_icv.run_sched & GOMP_SCHED_MONOTONIC) != 0;
+    fprintf(stderr, "  OMP_SCHEDULE = '%s%s", mono && kind != GS_STATIC ? "MONOTONIC:"
+            : !mono && kind == GS_STATIC ? "NONMONOTONIC:" : "", sched_name(kind));
+    if (kind != GS_AUTO && gomp_icv.run_chunk != (kind == GS_STATIC ? 0 : 1))
         fprintf(stderr, ",%d", gomp_icv.run_chunk);
     fputs("'\n", stderr);
     fputs("  OMP_PROC_BIND = 'FALSE'\n", stderr);   /* workers are bound by LOCUS_BIND */

@@ -15,6 +15,7 @@
 #ifndef LC_GOMP_H
 #define LC_GOMP_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -47,8 +48,10 @@ static inline void gomp_pause(unsigned *spins)
         sched_yield();
 }
 
-/* libgomp's schedule kinds (omp_sched_t values) */
+/* libgomp's schedule kinds (omp_sched_t values), and the modifier bit
+ * (omp_sched_monotonic) the run-sched ICV keeps with them */
 enum gomp_sched { GS_STATIC = 1, GS_DYNAMIC = 2, GS_GUIDED = 3, GS_AUTO = 4 };
+#define GOMP_SCHED_MONOTONIC INT_MIN   /* 0x80000000 */
 
 struct gomp_doacross;
 
@@ -183,7 +186,9 @@ struct gomp_icv {
     int nthreads;                 /* OMP_NUM_THREADS (first value), 0 unset */
     int nthreads_list[GOMP_NTHREADS_LIST];   /* OMP_NUM_THREADS's values, by level - 1 */
     int nthreads_list_len;
-    int run_sched, run_chunk;     /* OMP_SCHEDULE */
+    int run_sched, run_chunk;     /* OMP_SCHEDULE: a gomp_sched kind, with
+                                     GOMP_SCHED_MONOTONIC when monotonic; the chunk
+                                     as omp_get_schedule gives it (static: 0 blocks) */
     int dynamic, max_active_levels;
     int max_task_priority;        /* OMP_MAX_TASK_PRIORITY, default 0 (priorities ignored) */
     int cancellation;             /* OMP_CANCELLATION (see cancel.c) */

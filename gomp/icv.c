@@ -47,33 +47,72 @@ static void bad(const char *name, const char *val, const char *expect)
     gomp_say("ignoring %s='%s': expected %s\n", name, val, expect);
 }
 
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* OMP_SCHEDULE, in libgomp's grammar: [monotonic|nonmonotonic :] kind
+ * [, chunk], blanks allowed around each part.  As in libgomp the kind
+ * keeps its modifier as GOMP_SCHED_MONOTONIC (omp_get_schedule returns it),
+ * static without one is monotonic (OpenMP's default for static), and the
+ * chunk is 0 (static: blocks) or 1 unless given; a chunk of 0 means that
+ * default too.  A malformed value changes nothing and is named. */
 static void read_schedule(const char *s)
 {
     static const struct { const char *name; int kind; } kinds[] = {
         { "static", GS_STATIC }, { "dynamic", GS_DYNAMIC },
         { "guided", GS_GUIDED }, { "auto", GS_AUTO },
     };
-    const char *p = s;
-    while (*p == ' ')
-        p++;
-    /* OpenMP 5.0 modifiers: accepted, and monotonicity changes nothing here */
-    if (!strncasecmp(p, "monotonic:", 10))
-        p += 10;
-    else if (!strncasecmp(p, "nonmonotonic:", 13))
-        p += 13;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        size_t len = strlen(kinds[i].name);
-        if (strncasecmp(p, kinds[i].name, len) || (p[len] && p[len] != ',' && p[len] != ' '))
-            continue;
-        long chunk = 0;
-        const char *c = strchr(p + len, ',');
-        if (c && parse_long(c + 1, 1, 1L << 30, &chunk) < 0)
-            break;
-        gomp_icv.run_sched = kinds[i].kind;
-        gomp_icv.run_chunk = (int)chunk;
-        return;
+    const char *p = skip_space(s);
+    int monotonic = 0;   /* 1 monotonic:, -1 nonmonotonic:, 0 neither */
+    if (!strncasecmp(p, "monotonic", 9)) {
+        monotonic = 1;
+        p += 9;
+    } else if (!strncasecmp(p, "nonmonotonic", 12)) {
+        monotonic = -1;
+        p += 12;
     }
-    bad("OMP_SCHEDULE", s, "static, dynamic, guided or auto, then optionally ,CHUNK");
+    if (monotonic) {
+        p = skip_space(p);
+        if (*p++ != ':')
+            goto bad_value;
+        p = skip_space(p);
+    }
+    int kind = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !kind; i++) {
+        size_t len = strlen(kinds[i].name);
+        if (!strncasecmp(p, kinds[i].name, len)) {
+            kind = kinds[i].kind;
+            p += len;
+        }
+    }
+    if (!kind)
+        goto bad_value;
+    p = skip_space(p);
+    long chunk = 0;
+    if (*p) {
+        if (*p != ',' || parse_long(p + 1, 0, INT_MAX, &chunk) < 0)
+            goto bad_value;
+        /* parse_long stops at a comma: nothing may follow the number */
+        const char *q = p + 1;
+        while (*q && *q != ',')
+            q++;
+        if (*q)
+            goto bad_value;
+    }
+    if (chunk == 0 && kind != GS_STATIC)
+        chunk = 1;
+    if (monotonic == 1 || (monotonic == 0 && kind == GS_STATIC))
+        kind |= GOMP_SCHED_MONOTONIC;
+    gomp_icv.run_sched = kind;
+    gomp_icv.run_chunk = (int)chunk;
+    return;
+bad_value:
+    bad("OMP_SCHEDULE", s, "static, dynamic, guided or auto, optionally after monotonic: or "
+        "nonmonotonic:, then optionally ,CHUNK");
 }
 
 static int read_bool(const char *name, const char *s, int *out)
@@ -305,19 +344,25 @@ GOMP_EXPORT int omp_get_team_size(int level)
 
 GOMP_EXPORT void omp_set_schedule(int kind, int chunk)
 {
-    int k = kind & 0x7fffffff;   /* drop the monotonic modifier bit */
+    /* as libgomp: the kind is kept with its monotonic modifier bit, which
+     * omp_get_schedule returns; the chunk is at least 1 for dynamic and
+     * guided, 0 (blocks) when below 1 for static, and auto keeps it */
+    int k = kind & ~GOMP_SCHED_MONOTONIC;
     if (k < GS_STATIC || k > GS_AUTO)
         return;
     struct gomp_icv *icv = gomp_cur_icv();
-    icv->run_sched = k;
-    icv->run_chunk = chunk > 0 ? chunk : 0;
+    if (k == GS_STATIC)
+        icv->run_chunk = chunk > 0 ? chunk : 0;
+    else if (k != GS_AUTO)
+        icv->run_chunk = chunk > 0 ? chunk : 1;
+    icv->run_sched = kind;
 }
 
 GOMP_EXPORT void omp_get_schedule(int *kind, int *chunk)
 {
     const struct gomp_icv *icv = gomp_cur_icv();
     *kind = icv->run_sched;
-    *chunk = icv->run_chunk ? icv->run_chunk : 1;
+    *chunk = icv->run_chunk;
 }
 
 GOMP_EXPORT int omp_in_final(void)

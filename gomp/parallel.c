@@ -141,10 +141,15 @@ __attribute__((destructor)) static void gomp_fini(void)
 
 void gomp_team_barrier(struct gomp_team *team)
 {
-    if (team->nested)
+    if (team->nested) {
+        /* members of a nested team run their tasks at once (gomp.h): a
+         * barrier completes the detached ones this member parked
+         * (detach.c), which belong to this team */
+        gomp_detach_wait_parked();
         gomp_nest_barrier(&team->barrier);
-    else
+    } else {
         lc_barrier_wait(lc_self, &team->barrier);
+    }
 }
 
 /* The state of member id of team; lv: the member's level record, which
@@ -189,6 +194,7 @@ struct gomp_region {
     int cg;                       /* threads counted in the contention group's cg_extra */
     struct gomp_level lv;         /* the starting thread's level record */
     struct gomp_ws local;         /* loop storage when it has one thread */
+    struct gomp_event *parked;    /* detach.c: the enclosing region's parked events */
 };
 
 /* The nthreads ICV of the members of a region started from outside: the
@@ -328,6 +334,9 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     if (n > gomp_thread_limit())
         n = gomp_thread_limit();
     r->saved = *thr;
+    /* the events parked so far are the enclosing tasks': this region waits
+     * for its own only (detach.c) */
+    r->parked = gomp_detach_region_begin();
     r->team = NULL;
     r->extra = 0;
     r->cg = 0;
@@ -401,20 +410,23 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
 static void region_end(struct gomp_region *r)
 {
     if (r->team && r->team->nested) {
-        gomp_nest_barrier(&r->team->barrier);
+        gomp_team_barrier(r->team);   /* member 0's parked events too */
         gomp_thr = r->saved;
         gomp_nest_join(r->team);
         gomp_nest_unreserve(r->extra);
         cg_give(&r->saved, r->cg);
         team_free(r->team);
+        gomp_detach_region_end(r->parked);   /* none of the region's left */
     } else if (r->team) {
         lc_barrier_wait(lc_self, &r->team->barrier);
         gomp_thr = r->saved;
         lc_team_join(r->saved_task);
         cg_give(&r->saved, r->cg);
         team_free(r->team);
+        gomp_detach_region_end(r->parked);   /* its tasks are Locus tasks: none parked */
     } else {
-        gomp_detach_wait_parked();   /* detach.c: tasks of a region of one thread */
+        /* detach.c: the events of this region's tasks, not of those around it */
+        gomp_detach_region_end(r->parked);
         gomp_ws_release(&r->local);   /* loop.c: what the last loop owned */
         gomp_thr = r->saved;
     }

@@ -164,9 +164,10 @@ static void discard(locus_task_fn fn, void *arg);
 static int spawn_prio(void (*fn)(void *), const void *data, size_t size,
                       const locus_dep_t *deps, size_t ndeps, int prio, void (*body)(void *));
 
-/* An undeferred task (if(0), or a taskwait with depend): spawned with its
- * dependencies, and the encountering thread runs tasks until its body has
- * run.  Its data stays in the encountering frame, which outlives it. */
+/* A wait for dependences (a taskwait with depend, or an undeferred task's
+ * before its body: run_undeferred_here): an empty task spawned with them,
+ * and the encountering thread runs tasks until it has run.  Its data stays
+ * in the encountering frame, which outlives it. */
 struct undeferred {
     void (*fn)(void *);
     void *data;
@@ -207,6 +208,39 @@ static void spawn_undeferred(struct lc_worker *w, void (*fn)(void *), void *data
         return;
     }
     lc_wait_word(w, &u.done, 0);
+}
+
+/* The body of an undeferred task run on the encountering thread (below). */
+static void run_here(void *arg)
+{
+    const struct undeferred *u = arg;
+    int saved = gomp_thr.in_final, saved_nt = gomp_thr.nthreads_var;
+    gomp_thr.in_final = u->final;
+    gomp_thr.nthreads_var = u->nthreads_var;
+    u->fn(u->data);
+    gomp_thr.in_final = saved;
+    gomp_thr.nthreads_var = saved_nt;
+}
+
+/*
+ * An undeferred task (if(0)) runs on the encountering thread, as in libgomp
+ * and libomp: its body sees that thread's threadprivate data and
+ * omp_get_thread_num().  With dependences, the thread first waits (running
+ * other tasks meanwhile) for the earlier siblings they name: an empty
+ * task with them, as taskwait depend does.  Once that one is complete the
+ * body may run outside the dependence graph: the siblings it orders come
+ * later, and this thread spawns them only after the body.  The body is a
+ * Locus task of its own (lc_spawn_here), so that the tasks it creates
+ * and waits for are its own.
+ */
+static void run_undeferred_here(struct lc_worker *w, void (*fn)(void *), void *data, int final,
+                                const locus_dep_t *deps, size_t ndeps)
+{
+    if (ndeps)
+        spawn_undeferred(w, NULL, NULL, 0, deps, ndeps);
+    struct undeferred u = { fn, data, final, gomp_thr.nthreads_var, 0 };
+    if (lc_spawn_here(run_here, &u, fn) != 0)
+        run_here(&u);   /* out of memory for a descriptor: included, in order all the same */
 }
 
 /*
@@ -285,9 +319,9 @@ task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long
             void *p = (void *)(((uintptr_t)buf + (uintptr_t)arg_align - 1)
                                & ~((uintptr_t)arg_align - 1));
             cpyfn(p, data);
-            spawn_undeferred(w, fn, p, final, deps, ndeps);
+            run_undeferred_here(w, fn, p, final, deps, ndeps);
         } else {
-            spawn_undeferred(w, fn, data, final, deps, ndeps);
+            run_undeferred_here(w, fn, data, final, deps, ndeps);
         }
         if (ev)
             gomp_event_wait(ev);

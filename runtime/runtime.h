@@ -416,6 +416,10 @@ typedef void (*lc_copy_fn)(void *dst, void *src);
  * memcpy when cpyfn is NULL */
 int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
                     const locus_dep_t *deps, size_t ndeps);
+/* spawn.c: a task without dependencies run at once on the calling worker
+ * (an undeferred OpenMP task), fn(arg) with arg not copied; name_fn as
+ * lc_spawn_hinted's.  0, or -ENOMEM (nothing ran). */
+int lc_spawn_here(locus_task_fn fn, void *arg, locus_task_fn name_fn);
 
 /* spawn.c: queues a task without a parent (independent.c), light or with a
  * descriptor: 0, or -ENOMEM when neither the policy nor the pool had room. */

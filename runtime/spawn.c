@@ -239,12 +239,14 @@ static inline int could_run_at_spawn(struct lc_worker *w, int node)
  * (locus_spawn_attr, attr.c), or -1; prio: its priority (sched/prio.h), 0
  * none; label: its name in traces, NULL none, and name_fn the function
  * it is named by without one, NULL for fn (both read only while tracing);
- * every test of them folds away in locus_spawn.
+ * here: an undeferred task (lc_spawn_here: no dependencies, hint or
+ * priority), run at its spawn whatever the decision would say.
+ * Every test of them folds away in locus_spawn.
  */
 LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *arg,
                              size_t arg_size, lc_copy_fn cpyfn, const locus_dep_t *deps,
                              size_t ndeps, uint64_t dep_bytes, int hint, int prio,
-                             const char *label, locus_task_fn name_fn)
+                             const char *label, locus_task_fn name_fn, int here)
 {
     struct lc_runtime *rt = w->rt;
     struct lc_task *parent = w->cur;
@@ -254,7 +256,7 @@ LC_SPAWN_PART int spawn_task(struct lc_worker *w, locus_task_fn fn, const void *
 
     if (ndeps == 0 && hint < 0 && prio == 0) {
         /* ready, nothing to place: decided now, before a descriptor exists */
-        act = lc_ready_decide(w, -1, 0, LC_READY_SPAWNED_FREE);
+        act = here ? LC_ACT_RUN_AT_SPAWN : lc_ready_decide(w, -1, 0, LC_READY_SPAWNED_FREE);
         if (act == LC_ACT_QUEUE && arg_size == 0 && !tg && !w->trace
             && !(lc_sim && label)) {
             /* nothing to copy, no group: queued light, as (fn, arg,
@@ -351,20 +353,20 @@ spawned:
 static __attribute__((noinline, cold))
 int lc_sim_spawn(struct lc_worker *w, locus_task_fn fn, const void *arg, size_t arg_size,
                  lc_copy_fn cpyfn, const locus_dep_t *deps, size_t ndeps, uint64_t dep_bytes,
-                 int hint, int prio, const char *label, locus_task_fn name_fn)
+                 int hint, int prio, const char *label, locus_task_fn name_fn, int here)
 {
     int r = spawn_task(w, fn, arg, arg_size, cpyfn, deps, ndeps, dep_bytes, hint, prio, label,
-                       name_fn);
+                       name_fn, here);
     lc_sim->spawned();
     return r;
 }
 
 /* Validates a spawn's arguments, then spawns (cpyfn, hint, prio, label,
- * name_fn as spawn_task's). */
+ * name_fn, here as spawn_task's). */
 static inline __attribute__((always_inline))
 int spawn(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
           const locus_dep_t *deps, size_t ndeps, int hint, int prio, const char *label,
-          locus_task_fn name_fn)
+          locus_task_fn name_fn, int here)
 {
     struct lc_worker *w = lc_self;
     if (__builtin_expect(!w, 0))
@@ -382,15 +384,15 @@ int spawn(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
         return r;
     if (__builtin_expect(lc_sim != NULL, 0))
         return lc_sim_spawn(w, fn, arg, arg_size, cpyfn, deps, ndeps, dep_bytes, hint, prio,
-                            label, name_fn);
+                            label, name_fn, here);
     return spawn_task(w, fn, arg, arg_size, cpyfn, deps, ndeps, dep_bytes, hint, prio, label,
-                      name_fn);
+                      name_fn, here);
 }
 
 LOCUS_API int locus_spawn(locus_task_fn fn, const void *arg, size_t arg_size,
                           const locus_dep_t *deps, size_t ndeps)
 {
-    return spawn(fn, arg, arg_size, NULL, deps, ndeps, -1, 0, NULL, NULL);
+    return spawn(fn, arg, arg_size, NULL, deps, ndeps, -1, 0, NULL, NULL, 0);
 }
 
 /* locus_spawn_attr() (attr.c) once its options are checked. */
@@ -398,14 +400,26 @@ int lc_spawn_hinted(locus_task_fn fn, const void *arg, size_t arg_size,
                     const locus_dep_t *deps, size_t ndeps, int hint, int prio,
                     const char *label, locus_task_fn name_fn)
 {
-    return spawn(fn, arg, arg_size, NULL, deps, ndeps, hint, prio, label, name_fn);
+    return spawn(fn, arg, arg_size, NULL, deps, ndeps, hint, prio, label, name_fn, 0);
 }
 
 /* gomp/task.c: locus_spawn() whose argument copy cpyfn makes. */
 int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
                     const locus_dep_t *deps, size_t ndeps)
 {
-    return spawn(fn, arg, arg_size, cpyfn, deps, ndeps, -1, 0, NULL, NULL);
+    return spawn(fn, arg, arg_size, cpyfn, deps, ndeps, -1, 0, NULL, NULL, 0);
+}
+
+/* gomp/task.c: an undeferred task (OpenMP's if(0)), run now on the calling
+ * worker as a child of its current task, which is how libgomp and libomp
+ * run it: the body sees the encountering thread's threadprivate data, and
+ * the task still has a descriptor of its own, so that its children and
+ * taskwaits are its own.  Its argument is arg itself (the caller's frame
+ * outlives the task).  What the body leaves running completes it later,
+ * as for any task run at its spawn (run.h). */
+int lc_spawn_here(locus_task_fn fn, void *arg, locus_task_fn name_fn)
+{
+    return spawn(fn, arg, 0, NULL, NULL, 0, -1, 0, NULL, name_fn, 1);
 }
 
 /* The descriptor for a task without a parent (independent.c): queued as

@@ -229,6 +229,27 @@ static void test_robust(void **state)
     same_as_libgomp_but("omp_robust", 1);
 }
 
+/* A detached task whose creator fulfils its event only after a nested
+ * parallel region (tests/gomp/omp_detach_nested.c): the nested region's
+ * end waits only for its own tasks' events (issue 29: it waited for the
+ * enclosing task's too, and hung). */
+static void test_detach_nested(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_detach_nested");
+}
+
+/* Undeferred tasks (if(0)) run on the encountering thread, after their
+ * dependences, with children of their own (tests/gomp/omp_undeferred.c;
+ * issue 29: they were queued, and some ran on other workers). */
+static void test_undeferred(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_undeferred");
+}
+
 /* ALPI in an OpenMP program (tests/gomp/omp_alpi.c), found with dlsym as
  * TAMPI finds it: libgomp has none, Locus's layer binds it to its tasks.
  * Not on a team of one thread, whose tasks liblocus-gomp runs at once
@@ -370,6 +391,56 @@ static void test_icv_and_friends(void **state)
     if (strcmp(ref.out, r.out))
         fail_msg("omp_icv with LOCUS_THREADS=4 differs from libgomp's\nlibgomp:\n%s\nLocus:\n%s",
                  ref.out, r.out);
+}
+
+/* OMP_SCHEDULE's monotonic: and nonmonotonic: modifiers and
+ * omp_set_schedule's monotonic bit reach omp_get_schedule as in libgomp
+ * (tests/gomp/omp_schedule.c; issue 29: the modifier was dropped), and a
+ * malformed value is named and ignored. */
+static void test_schedule_modifiers(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    static const char *const values[] = {
+        "OMP_SCHEDULE=monotonic:dynamic", "OMP_SCHEDULE=monotonic:dynamic,4",
+        "OMP_SCHEDULE=monotonic:static", "OMP_SCHEDULE=monotonic:guided,2",
+        "OMP_SCHEDULE=nonmonotonic:dynamic,3", "OMP_SCHEDULE=nonmonotonic:static",
+        "OMP_SCHEDULE=static", "OMP_SCHEDULE=guided", "OMP_SCHEDULE= Monotonic : auto ",
+    };
+    struct result ref, r;
+    char what[256];
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        const char *env[] = { values[i], "OMP_NUM_THREADS=4", NULL };
+        snprintf(what, sizeof what, "omp_schedule with %s", values[i]);
+        run(&r, "omp_schedule", 1, env);
+        expect_ok(&r, what);
+        if (tsan)
+            continue;
+        run(&ref, "omp_schedule", 0, env);
+        expect_ok(&ref, what);
+        if (strcmp(ref.out, r.out))
+            fail_msg("%s: output differs from libgomp's\nlibgomp:\n%s\nLocus:\n%s", what,
+                     ref.out, r.out);
+    }
+    const char *display[] = { "OMP_SCHEDULE=monotonic:dynamic,4", "OMP_DISPLAY_ENV=true", NULL };
+    run(&r, "omp_schedule", 1, display);
+    expect_ok(&r, "omp_schedule with OMP_DISPLAY_ENV=true");
+    assert_non_null(strstr(r.err, "OMP_SCHEDULE = 'MONOTONIC:DYNAMIC,4'"));
+    static const char *const bad[] = {
+        "OMP_SCHEDULE=monotonic:", "OMP_SCHEDULE=monotonic:dyn",
+        "OMP_SCHEDULE=nonmonotonic;static", "OMP_SCHEDULE=monotonic:dynamic,4,5",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *env[] = { bad[i], NULL };
+        char want[128];
+        run(&r, "omp_schedule", 1, env);
+        expect_ok(&r, bad[i]);
+        snprintf(want, sizeof want, "ignoring OMP_SCHEDULE='%s'", bad[i] + strlen("OMP_SCHEDULE="));
+        if (!strstr(r.err, want))
+            fail_msg("%s: no warning \"%s\" in\n%s", bad[i], want, r.err);
+        /* the default stays */
+        assert_non_null(strstr(r.out, "OMP_SCHEDULE: kind 2, chunk 1\n"));
+    }
 }
 
 /* The runs above could pass on libgomp alone if the preload failed: this
@@ -684,6 +755,8 @@ int main(void)
         cmocka_unit_test(test_abi_is_libgomps),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_robust),
+        cmocka_unit_test(test_detach_nested),
+        cmocka_unit_test(test_undeferred),
         cmocka_unit_test(test_alpi),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_reductions),
@@ -692,6 +765,7 @@ int main(void)
         cmocka_unit_test(test_ordered_and_doacross),
         cmocka_unit_test(test_cancellation),
         cmocka_unit_test(test_icv_and_friends),
+        cmocka_unit_test(test_schedule_modifiers),
         cmocka_unit_test(test_target_teams_allocators),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_naft_places_openmp_tasks),
