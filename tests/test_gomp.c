@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
-#include <link.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,113 +32,26 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "child.h"
+
 static char build_dir[PATH_MAX];       /* the BUILD directory of this binary */
 static char layer[PATH_MAX + 32];      /* liblocus-gomp.so */
 static char alias_dir[PATH_MAX + 32];  /* holds Locus's libgomp.so.1 */
-static char san_runtime[PATH_MAX];     /* libasan/libtsan this test runs with, or "" */
-static int tsan;
+static int tsan;                       /* this test runs under TSan */
 
-struct result {
-    int status;          /* as from waitpid */
-    char out[16384], err[16384];
-};
-
-static int find_san(struct dl_phdr_info *info, size_t size, void *data)
+/* Runs build/tests/gomp/PROG (tests/support/child.c) with the
+ * NULL-terminated "NAME=VALUE" list set (a value "" unsets).  on_locus:
+ * with the layer preloaded. */
+static void run(struct child_result *r, const char *prog, int on_locus, const char *const *env)
 {
-    (void)size;
-    (void)data;
-    const char *n = info->dlpi_name;
-    if (n && (strstr(n, "libasan.so") || strstr(n, "libtsan.so"))) {
-        snprintf(san_runtime, sizeof san_runtime, "%s", n);
-        tsan = strstr(n, "libtsan.so") != NULL;
-        return 1;
-    }
-    return 0;
-}
-
-static void slurp(int fd, char *buf, size_t cap)
-{
-    size_t n = 0;
-    ssize_t r;
-    lseek(fd, 0, SEEK_SET);
-    while (n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) > 0)
-        n += (size_t)r;
-    buf[n] = 0;
-    close(fd);
-}
-
-/* Runs build/tests/gomp/PROG with the NULL-terminated "NAME=VALUE" list set
- * (a value "" unsets).  on_locus: with the layer preloaded. */
-static void run(struct result *r, const char *prog, int on_locus, const char *const *env)
-{
-    char path[PATH_MAX + 64], preload[2 * PATH_MAX + 64];
-    char outname[] = "/tmp/test_gomp_out.XXXXXX", errname[] = "/tmp/test_gomp_err.XXXXXX";
+    char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/tests/gomp/%s", build_dir, prog);
-    int out = mkstemp(outname), err = mkstemp(errname);
-    assert_true(out >= 0 && err >= 0);
-    unlink(outname);
-    unlink(errname);
-    if (san_runtime[0])
-        snprintf(preload, sizeof preload, "%s%s%s", san_runtime, on_locus ? " " : "",
-                 on_locus ? layer : "");
-    else
-        snprintf(preload, sizeof preload, "%s", on_locus ? layer : "");
-
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        dup2(out, 1);
-        dup2(err, 2);
-        /* a clean slate: only what the case asks for */
-        unsetenv("LOCUS_REGIME");
-        unsetenv("LOCUS_TOPOLOGY");
-        unsetenv("LOCUS_THREADS");
-        unsetenv("LOCUS_VERBOSE");
-        unsetenv("LD_LIBRARY_PATH");
-        setenv("OMP_NUM_THREADS", "4", 1);
-        if (preload[0])
-            setenv("LD_PRELOAD", preload, 1);
-        else
-            unsetenv("LD_PRELOAD");
-        if (!on_locus && san_runtime[0])
-            setenv("ASAN_OPTIONS", "detect_leaks=0", 1);   /* libgomp keeps its threads */
-        for (; env && *env; env++) {
-            char kv[PATH_MAX + 64];
-            snprintf(kv, sizeof kv, "%s", *env);
-            char *eq = strchr(kv, '=');
-            *eq = 0;
-            if (eq[1])
-                setenv(kv, eq + 1, 1);
-            else
-                unsetenv(kv);
-        }
-        execl(path, path, (char *)NULL);
-        fprintf(stderr, "exec %s: %s\n", path, strerror(errno));
-        _exit(127);
-    }
-    /* a hang fails the case instead of the whole suite */
-    struct timespec ms = { 0, 10 * 1000 * 1000 };
-    int waited = 0;
-    while (waitpid(pid, &r->status, WNOHANG) == 0) {
-        if (++waited > 100 * 300) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &r->status, 0);
-            break;
-        }
-        nanosleep(&ms, NULL);
-    }
-    slurp(out, r->out, sizeof r->out);
-    slurp(err, r->err, sizeof r->err);
+    child_run(r, path, on_locus ? layer : NULL, env, 300);
 }
 
-static int exited_ok(const struct result *r)
+static void expect_ok(const struct child_result *r, const char *what)
 {
-    return WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;
-}
-
-static void expect_ok(const struct result *r, const char *what)
-{
-    if (!exited_ok(r))
+    if (!child_ok(r))
         fail_msg("%s: status 0x%x\nstdout:\n%s\nstderr:\n%s", what, r->status, r->out, r->err);
 }
 
@@ -169,7 +81,7 @@ static const char *const configs[][5] = {
 /* skip_one: leave out the configuration of a team of one thread */
 static void same_as_libgomp_but(const char *prog, int skip_one)
 {
-    struct result ref, r;
+    struct child_result ref, r;
     char what[256];
     for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
         /* the reference: libgomp with the same thread count */
@@ -263,7 +175,7 @@ static void test_alpi(void **state)
         "16 tasks blocked and resumed; every task saw its team\n"
         "an event held the dependent task until fulfilled\n"
         "the polling task ran through the region and stopped\n";
-    struct result r;
+    struct child_result r;
     char what[256];
     if (!tsan) {
         const char *ref_env[] = { "OMP_NUM_THREADS=4", NULL };
@@ -344,7 +256,7 @@ static void test_cancellation(void **state)
     const char *want = "taskgroup: 0 of 100 waiting tasks ran, later task created: no, "
                        "successor ran: yes\n"
                        "parallel: 0 members went past the cancelled barrier\n";
-    struct result r;
+    struct child_result r;
     if (!tsan) {
         run(&r, "omp_cancel", 0, cases[0]);
         expect_ok(&r, "omp_cancel on libgomp");
@@ -379,7 +291,7 @@ static void test_icv_and_friends(void **state)
     if (!have_programs(state))
         skip();
     same_as_libgomp("omp_icv");
-    struct result ref, r;
+    struct child_result ref, r;
     const char *ref_env[] = { "OMP_NUM_THREADS=4", NULL };
     const char *env[] = { "OMP_NUM_THREADS=4", "LOCUS_THREADS=4", NULL };
     if (tsan)
@@ -407,7 +319,7 @@ static void test_schedule_modifiers(void **state)
         "OMP_SCHEDULE=nonmonotonic:dynamic,3", "OMP_SCHEDULE=nonmonotonic:static",
         "OMP_SCHEDULE=static", "OMP_SCHEDULE=guided", "OMP_SCHEDULE= Monotonic : auto ",
     };
-    struct result ref, r;
+    struct child_result ref, r;
     char what[256];
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
         const char *env[] = { values[i], "OMP_NUM_THREADS=4", NULL };
@@ -449,13 +361,13 @@ static void test_really_on_locus(void **state)
 {
     if (!have_programs(state))
         skip();
-    struct result r;
+    struct child_result r;
     const char *verbose[] = { "LOCUS_VERBOSE=1", "LOCUS_REGIME=dft", NULL };
     run(&r, "omp_tasks", 1, verbose);
     expect_ok(&r, "omp_tasks with LOCUS_VERBOSE=1");
     assert_non_null(strstr(r.err, "locus: regime dft"));
 
-    if (san_runtime[0])
+    if (child_san_runtime(NULL)[0])
         return;   /* the sanitizer runtime must come first: preloading is the way */
     char ldpath[PATH_MAX + 64];
     snprintf(ldpath, sizeof ldpath, "LD_LIBRARY_PATH=%s", alias_dir);
@@ -473,7 +385,7 @@ static void test_inoutset(void **state)
     static const char *const regimes[][2] = {
         { "LOCUS_REGIME=dft", NULL }, { "LOCUS_REGIME=naft", NULL },
     };
-    struct result r;
+    struct child_result r;
     for (size_t i = 0; i < 2; i++) {
         run(&r, "omp_inoutset", 1, regimes[i]);
         expect_ok(&r, regimes[i][0]);
@@ -497,7 +409,7 @@ static void test_priority(void **state)
         "max priority 10, highest first: yes\n",
         "max priority 0, highest first: no\n",
     };
-    struct result r;
+    struct child_result r;
     for (size_t i = 0; i < 3; i++) {
         run(&r, "omp_priority", 1, cases[i]);
         expect_ok(&r, cases[i][0]);
@@ -515,7 +427,7 @@ static void test_unimplemented_is_loud(void **state)
 {
     if (!have_programs(state))
         skip();
-    struct result r;
+    struct child_result r;
     run(&r, "omp_unsupported", 1, NULL);
     if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT)
         fail_msg("OpenACC on Locus: expected SIGABRT, status 0x%x\n%s%s", r.status, r.out, r.err);
@@ -533,7 +445,7 @@ static void test_bad_settings(void **state)
 {
     if (!have_programs(state))
         skip();
-    struct result r;
+    struct child_result r;
     /* a bad OMP_ value: named, ignored */
     const char *bad_omp[] = { "OMP_NUM_THREADS=lots", "OMP_SCHEDULE=sometimes", NULL };
     run(&r, "omp_worksharing", 1, bad_omp);
@@ -608,7 +520,7 @@ static void test_naft_places_openmp_tasks(void **state)
     snprintf(env_report, sizeof env_report, "LOCUS_REPORT=%s", report);
     const char *env[] = { "LOCUS_REGIME=naft", "LOCUS_TOPOLOGY=bullion-s16", "LOCUS_STEAL=none",
                           "OMP_NUM_THREADS=16", env_report, NULL };
-    struct result r;
+    struct child_result r;
     run(&r, "omp_tasks", 1, env);
     expect_ok(&r, "omp_tasks under NAFT on bullion-s16, no stealing");
     unsigned long long all[4] = { 0 }, node[4];
@@ -717,9 +629,9 @@ static void test_exit_outputs(void **state)
         /* the run ends with a task running: what it holds is no leak */
         const char *const env[] = { rep_env, mode_env, "OMP_NUM_THREADS=2",
                                     "ASAN_OPTIONS=detect_leaks=0", NULL };
-        struct result r;
+        struct child_result r;
         run(&r, "omp_exit", 1, env);
-        int ok = i == 0 ? exited_ok(&r)
+        int ok = i == 0 ? child_ok(&r)
                  : i == 1 ? WIFEXITED(r.status) && WEXITSTATUS(r.status) == 3
                           : WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM;
         if (!ok)
@@ -749,7 +661,7 @@ int main(void)
     snprintf(build_dir, sizeof build_dir, "%s", dirname(dirname(self)));
     snprintf(layer, sizeof layer, "%s/liblocus-gomp.so", build_dir);
     snprintf(alias_dir, sizeof alias_dir, "%s/gomp", build_dir);
-    dl_iterate_phdr(find_san, NULL);
+    child_san_runtime(&tsan);
 
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_abi_is_libgomps),

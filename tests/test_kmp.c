@@ -114,6 +114,25 @@ static void test_worksharing(void **state)
     same_as_libomp("kmp_worksharing");
 }
 
+/* tasks with every depend kind, taskwait, taskgroup, if(0), final,
+ * priority, untied, detach, taskloop, task reductions, doacross
+ * (tests/kmp/kmp_tasks.c) */
+static void test_tasks(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libomp("kmp_tasks");
+}
+
+/* the tasking entry points clang 14 does not emit, called by hand
+ * (tests/kmp/kmp_task_abi.c) */
+static void test_task_abi(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libomp("kmp_task_abi");
+}
+
 /* The layer really runs the program: LOCUS_VERBOSE's line, both ways of
  * putting it in, and LOCUS_REPORT's report at exit. */
 static void test_really_on_locus(void **state)
@@ -291,6 +310,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_abi_is_libomps),
         cmocka_unit_test(test_worksharing),
+        cmocka_unit_test(test_tasks),
+        cmocka_unit_test(test_task_abi),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_unimplemented_is_loud),
         cmocka_unit_test(test_bad_settings),
