@@ -41,7 +41,8 @@
 #   examples/*.c              -> $(BUILD)/examples/*
 #   tools/*.c                 -> $(BUILD)/tools/*       (installed in bindir)
 #   benchmarks/*/NAME.c       -> $(BUILD)/bench/NAME
-#   benchmarks/*/NAME_omp.c   -> $(BUILD)/bench/NAME-omp (OpenMP, no liblocus)
+#   benchmarks/*/NAME_omp.c   -> $(BUILD)/bench/NAME-omp (OpenMP, no liblocus), and
+#                                NAME-clang (the same by clang-14, against libomp)
 # With MPI (configure's --with-mpi, HAVE_MPI = 1; nothing of these without):
 #   mpi/*.c                   -> $(BUILD)/liblocus-mpi.a, $(BUILD)/liblocus-mpi.so.$(VERSION)
 #                                (soname and link liblocus-mpi.so.0)
@@ -255,6 +256,9 @@ KMP_ALIASES = $(BUILD)/kmp/libomp.so.5 $(BUILD)/kmp/libiomp5.so
 CLANG_OPENMP ?= $(shell command -v clang-14 2>/dev/null)
 ifneq ($(CLANG_OPENMP),)
 KMP_TESTS = $(patsubst tests/kmp/%.c,$(BUILD)/tests/kmp/%,$(KMP_TEST_SRCS))
+# the OpenMP peers built by clang against libomp (NAME-clang), to run on
+# libomp and on liblocus-omp (benchmarks/peers.sh)
+BENCH_CLANG = $(addprefix $(BUILD)/bench/,$(patsubst %_omp,%-clang,$(basename $(notdir $(BENCH_OMP_SRCS)))))
 endif
 ifeq ($(HAVE_MPI),1)
 MPI_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(MPI_SRCS))
@@ -270,7 +274,7 @@ ifeq ($(HAVE_SIMGRID),1)
 SIM_OBJS = $(patsubst %.cpp,$(BUILD)/obj/%.o,$(patsubst %.c,$(BUILD)/obj/%.o,$(SIM_SRCS)))
 SIM_SO = $(BUILD)/liblocus-sim.so
 endif
-PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(TOOL_SCRIPTS_BUILT) $(BENCH_LOCUS) $(BENCH_OMP) \
+PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(TOOL_SCRIPTS_BUILT) $(BENCH_LOCUS) $(BENCH_OMP) $(BENCH_CLANG) \
 	$(GOMP_TESTS) $(KMP_TESTS) $(MPI_TESTS) $(BENCH_MPI)
 
 # Rebuild everything when the compiler, flags or libraries change.
@@ -493,6 +497,13 @@ $(BENCH_OMP): $(BUILD)/bench/%-omp: $$(call bench_src,$$*_omp) \
 	@mkdir -p $(@D)
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) $(OPENMP_CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ \
 		-o $@ $< $(ALL_LDFLAGS) $(OPENMP_CFLAGS) $(BLAS_LIBS) -lm
+
+# The same baselines built by clang against LLVM's libomp.
+$(BENCH_CLANG): $(BUILD)/bench/%-clang: $$(call bench_src,$$*_omp) \
+		$(FLAGS_TRACK) | build/config.h
+	@mkdir -p $(@D)
+	$(QUIET_LINK)$(CLANG_OPENMP) -g -O2 -std=gnu11 $(CORE_INCLUDES) -fopenmp -MMD -MP \
+		-MF $@.d -MT $@ -o $@ $< $(BLAS_LIBS) -lm
 
 bench_mpi_src = $(firstword $(filter %/$(1).c,$(BENCH_MPI_SRCS)))
 $(BENCH_MPI): $(BUILD)/bench/%: $$(call bench_mpi_src,$$*) \
