@@ -252,6 +252,17 @@ static inline int64_t lc_deque_size_owner(struct lc_deque *d, int64_t limit)
     return b > d->top_seen ? b - d->top_seen : 0;
 }
 
+/* Owner only: nothing queued as of the owner's last read of top (then
+ * nothing is queued now: top only grows).  top is not read again here: the
+ * answer is for a decision taken at every spawn (ready.h), and the reads
+ * of lc_deque_below_owner, lc_deque_size_owner and a wait's refresh keep
+ * top_seen recent enough; a deque emptied by thieves since reads as not
+ * bare until then. */
+static inline int lc_deque_bare_owner(struct lc_deque *d)
+{
+    return atomic_load_explicit(&d->bottom, memory_order_relaxed) - d->top_seen <= 0;
+}
+
 /* Owner only: whether fewer than low items are queued, for "should the
  * owner keep a few tasks here for thieves?" heuristics.  An estimate below
  * low is below the true size at the last read of top and answers at once;

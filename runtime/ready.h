@@ -74,12 +74,33 @@ static inline int lc_ready_blocking(const struct lc_runtime *rt)
 }
 
 /*
+ * Whether another worker could take a ready task w is spawning: a worker
+ * sleeps (nobody else gives it work), or w has nothing queued that an idle
+ * one could take instead (the policy's bare: as w last counted its queue,
+ * which a taskwait or barrier renews; counting again here would read the
+ * line thieves write at every spawn).  Then the short-task rule (grain.h) queues
+ * the task instead of running it at its spawn.  Running it there takes it
+ * from the idle worker, and it is not only a matter of speed: a task may
+ * wait for something its spawner does after the spawn (an OpenMP task
+ * spinning on a flag set after its creation, legal and run by libgomp),
+ * and run on its spawner it waits for ever.  man locus-gomp(7) says when a
+ * task may still run at its spawn.  nsleep_total is the line lc_wake_for
+ * reads at every push already; bare reads w's own queue.
+ */
+static inline int lc_ready_helper_idle(struct lc_worker *w)
+{
+    const struct lc_runtime *rt = w->rt;
+    return lc_sleepers(rt, -1) > 0 || (rt->sched->bare && rt->sched->bare(w));
+}
+
+/*
  * The decision, for a task of priority prio bound for node (-1: any) that
  * became ready by how.
  *  - Never on w while a task of higher priority waits for w (sched/prio.h):
  *    it would start first.
  *  - A spawned task runs at its spawn when bodies are shorter than a
- *    hand-over to another core (grain.h: a dependency-free one is queued
+ *    hand-over to another core and no other worker is idle for want of
+ *    it (grain.h, lc_ready_helper_idle: a dependency-free one is queued
  *    still while w keeps fewer than LC_STOCK queued for idle workers,
  *    sched/steal.h) or when w has a long queue already (backlog:
  *    deferring more only costs a push and a pop); never when the policy
@@ -109,16 +130,19 @@ enum lc_ready_act lc_ready_decide(struct lc_worker *w, int node, unsigned prio,
             return LC_ACT_QUEUE;
         if (!lc_grain_run_here(w))
             return sched->backlog(w) ? LC_ACT_RUN_AT_SPAWN : LC_ACT_QUEUE;
-        /* short bodies: run here, unless w keeps too few queued for idle
-         * workers (then it has no backlog either) */
-        return sched->stock_low && lc_grain_shareable(&rt->grain, atomic_load_explicit(
-                                       &w->grain.est, memory_order_relaxed))
-               && sched->stock_low(w) ? LC_ACT_QUEUE : LC_ACT_RUN_AT_SPAWN;
+        /* short bodies: run here, unless another worker is idle for want
+         * of it, or w keeps too few queued for idle workers (then it has
+         * no backlog either) */
+        if (sched->stock_low && lc_grain_shareable(&rt->grain, atomic_load_explicit(
+                                    &w->grain.est, memory_order_relaxed))
+            && sched->stock_low(w))
+            return LC_ACT_QUEUE;
+        return lc_ready_helper_idle(w) ? LC_ACT_QUEUE : LC_ACT_RUN_AT_SPAWN;
     case LC_READY_SPAWNED:
         if ((node >= 0 && node != w->node) || !lc_stack_room(w) || lc_ready_blocking(rt))
             return LC_ACT_QUEUE;
         if (lc_grain_run_here(w))
-            return LC_ACT_RUN_AT_SPAWN;
+            return lc_ready_helper_idle(w) ? LC_ACT_QUEUE : LC_ACT_RUN_AT_SPAWN;
         return sched->backlog(w) ? LC_ACT_RUN_AT_SPAWN : LC_ACT_QUEUE;
     case LC_READY_RELEASED:
         return !sched->run_here || sched->run_here(w, node) ? LC_ACT_RUN_NEXT : LC_ACT_QUEUE;

@@ -470,6 +470,13 @@ static int naft_stock_low(struct lc_worker *w)
                             + lc_deque_size_owner(&own->adq, LC_STOCK) < LC_STOCK;
 }
 
+static int naft_bare(struct lc_worker *w)
+{
+    struct naft_local *own = w->sched_local;
+    return w->rt->nworkers > 1 && lc_deque_bare_owner(&own->dq)
+           && (!own->has_adq || lc_deque_bare_owner(&own->adq));
+}
+
 static void naft_waited(struct lc_worker *w)
 {
     struct naft_local *own = w->sched_local;
@@ -500,6 +507,7 @@ const struct lc_sched_ops lc_sched_naft = {
     .run_here = naft_run_here,
     .backlog = naft_backlog,
     .stock_low = naft_stock_low,
+    .bare = naft_bare,
     .top_prio = naft_top_prio,
     .waited = naft_waited,
 };

@@ -122,6 +122,11 @@ static int obl_stock_low(struct lc_worker *w)
     return lc_deque_below_owner(w->sched_local, LC_STOCK);
 }
 
+static int obl_bare(struct lc_worker *w)
+{
+    return w->rt->nworkers > 1 && lc_deque_bare_owner(w->sched_local);
+}
+
 static void obl_waited(struct lc_worker *w)
 {
     lc_deque_refresh_owner(w->sched_local);
@@ -147,6 +152,7 @@ const struct lc_sched_ops lc_sched_oblivious = {
     .run_here = NULL,
     .backlog = obl_backlog,
     .stock_low = obl_stock_low,
+    .bare = obl_bare,
     .top_prio = obl_top_prio,
     .waited = obl_waited,
 };

@@ -162,6 +162,18 @@ static void test_undeferred(void **state)
     same_as_libgomp("omp_undeferred");
 }
 
+/* A deferred task that waits for a flag its creator sets after creating
+ * it (tests/gomp/omp_spawn_wait.c): queued for the idle teammates, not
+ * run at its creation by the short-task rule (issue 29: it was, and its
+ * creator waited for itself).  Not on a team of one thread, where libgomp
+ * too runs the task at once and waits for ever. */
+static void test_spawn_wait(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp_but("omp_spawn_wait", 1);
+}
+
 /* ALPI in an OpenMP program (tests/gomp/omp_alpi.c), found with dlsym as
  * TAMPI finds it: libgomp has none, Locus's layer binds it to its tasks.
  * Not on a team of one thread, whose tasks liblocus-gomp runs at once
@@ -669,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_robust),
         cmocka_unit_test(test_detach_nested),
         cmocka_unit_test(test_undeferred),
+        cmocka_unit_test(test_spawn_wait),
         cmocka_unit_test(test_alpi),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_reductions),

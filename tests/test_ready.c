@@ -361,7 +361,11 @@ static void test_serialised_after_oom(void **state)
  * check saw long gaps (a preempted test thread: grain.h's cooldown queues
  * the next ones too), which the test sees and then asks less.  With
  * bodies far shorter than a hand-over, no stock: every probe runs at its
- * spawn.  Every probe keeps its argument copy on both paths.
+ * spawn.  For that the other worker is held again, so that it does not
+ * sleep (ready.h, lc_ready_helper_idle: a sleeping worker gets the task);
+ * the holder is queued, the spawner having nothing queued for the other
+ * worker after its taskwait, and the spawner counts its queue again only
+ * at its next wait.  Every probe keeps its argument copy on both paths.
  */
 static atomic_int g_hold, g_held;
 static void holder(void *arg)
@@ -410,6 +414,11 @@ static void test_stock_for_idle_workers(void **state)
 
         /* bodies far shorter than a hand-over: no stock, every probe runs
          * at its spawn (unless the clock check cooled down, as above) */
+        atomic_store(&g_hold, 1);
+        atomic_store(&g_held, 0);
+        assert_int_equal(locus_spawn(holder, NULL, 0, NULL, 0), 0);   /* queued: nothing was */
+        while (!atomic_load(&g_held))
+            ;
         atomic_store(&w->grain.est, 1);
         w->grain.skip = 0;
         w->grain.gaps = 0;
@@ -420,6 +429,7 @@ static void test_stock_for_idle_workers(void **state)
             queued += !atomic_load(&seen[id].ran);
         }
         cooled = w->grain.skip > 0;
+        atomic_store(&g_hold, 0);   /* before any assertion can leave */
         assert_int_equal(locus_taskwait(), 0);
         if (!cooled)
             assert_int_equal(queued, 0);
