@@ -13,6 +13,10 @@
  * libgomp makes the same trade by queue length only (more than 64 queued
  * tasks per thread: run new ones at once); Locus does that too
  * (the policy's backlog, ready.h) and this is the other half, by body length.
+ * Not while another worker is idle for want of the task (a worker sleeps,
+ * or the spawner has nothing queued: lc_ready_helper_idle in ready.h),
+ * which then takes it: a task run on its spawner that waits for the
+ * spawner's next step would wait for ever.
  *
  * The estimate is an exponentially weighted mean of sampled body times
  * (every LC_GRAIN_EVERY-th body a worker runs), one per worker, on a line

@@ -75,17 +75,18 @@ static inline int lc_ready_blocking(const struct lc_runtime *rt)
 
 /*
  * Whether another worker could take a ready task w is spawning: a worker
- * sleeps (nobody else gives it work), or w has nothing queued that an idle
- * one could take instead (the policy's bare: as w last counted its queue,
- * which a taskwait or barrier renews; counting again here would read the
- * line thieves write at every spawn).  Then the short-task rule (grain.h) queues
- * the task instead of running it at its spawn.  Running it there takes it
- * from the idle worker, and it is not only a matter of speed: a task may
- * wait for something its spawner does after the spawn (an OpenMP task
- * spinning on a flag set after its creation, legal and run by libgomp),
- * and run on its spawner it waits for ever.  man locus-gomp(7) says when a
- * task may still run at its spawn.  nsleep_total is the line lc_wake_for
- * reads at every push already; bare reads w's own queue.
+ * sleeps (nobody else gives it work), or w has nothing queued that an
+ * idle one could take instead (the policy's bare: as w last counted its
+ * queue, which a taskwait or barrier renews; counting again here would
+ * read the line thieves write at every spawn).  Then the short-task rule
+ * (grain.h) queues the task instead of running it at its spawn.  Running
+ * it there takes it from the idle worker, and it is not only a matter of
+ * speed: a task may wait for something its spawner does after the spawn
+ * (an OpenMP task spinning on a flag set after its creation, legal and
+ * run by libgomp), and run on its spawner it waits for ever.
+ * man locus-gomp(7) says when a task may still run at its spawn.
+ * nsleep_total is the line lc_wake_for reads at every push already; bare
+ * reads w's own queue.
  */
 static inline int lc_ready_helper_idle(struct lc_worker *w)
 {
