@@ -70,7 +70,8 @@
 #                  check-numa-vm, check-asan, check-tsan (all run; fails if
 #                  any failed); ends with a total line
 #   check-plain    tests (tools/run-tests) + every example once, in build/,
-#                  then check-gomp-conformance, check-tampi and check-install
+#                  then check-gomp-conformance, check-omp-conformance,
+#                  check-tampi and check-install
 #   check-install  tests/install/run: install to a temporary prefix; programs
 #                  built with pkg-config (locus, locus-static, locus-gomp,
 #                  locus-mpi), with CMake's find_package(Locus), run without
@@ -78,6 +79,10 @@
 #                  DISTCHECK_QUICK=1 (about 3 minutes)
 #   check-gomp-conformance  gcc's libgomp testsuite on liblocus-gomp
 #                  (tests/libgomp-conformance/run; needs gcc-12-source)
+#   check-omp-conformance   LLVM's libomp testsuite (openmp/runtime/test of
+#                  clang 14) on liblocus-omp (tests/llvm-conformance/run;
+#                  needs clang-14 and libomp-14-dev, and the network once:
+#                  it fetches Debian's llvm-toolchain-14 source tarball)
 #   check-numa-vm  tests/numa-vm/run: page placement checked in QEMU guests
 #                  with 2 and 4 emulated NUMA nodes
 #   check-asan     everything rebuilt in build-asan/ with ASan+UBSan, tests run,
@@ -281,6 +286,7 @@ PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(TOOL_SCRIPTS_BUILT) $(BENCH_LOCUS) $(
 FLAGS_TRACK = $(BUILD)/FLAGS.track
 
 .PHONY: all lib gomp omp mpilib check check-plain check-gomp-conformance _check-gomp-conformance \
+	check-omp-conformance _check-omp-conformance \
 	check-tampi _check-tampi \
 	_check-gomp-conformance-san \
 	check-numa-vm check-asan check-tsan check-mpi demo sim-paper install uninstall \
@@ -549,6 +555,7 @@ check-plain:
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-tests || rc=1; \
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-examples || rc=1; \
 	$(MAKE) --no-print-directory _check-gomp-conformance || rc=1; \
+	$(MAKE) --no-print-directory _check-omp-conformance || rc=1; \
 	$(MAKE) --no-print-directory _check-tampi || rc=1; \
 	$(MAKE) --no-print-directory _check-install INSTALL_TEST_DISTCHECK=1 || rc=1; \
 	exit $$rc
@@ -647,6 +654,21 @@ _check-gomp-conformance:
 	@echo '=== gcc libgomp testsuite on liblocus-gomp (tests/libgomp-conformance/run)'
 	@CONFORMANCE_BUILD=build RUN_TESTS_TIMEOUT=1200 RUN_TESTS_LABEL=gomp-conformance \
 		tools/run-tests tests/libgomp-conformance/run
+
+# LLVM's own libomp testsuite (clang 14's openmp/runtime/test) on
+# liblocus-omp (tests/llvm-conformance/run says how: the tests are fetched
+# from Debian's source package on the first run and kept in
+# build/llvm-conformance/; it skips, with its reason, without them and
+# without the network).  Part of check-plain (about 9 minutes on 2 cores);
+# the target alone rebuilds first.
+check-omp-conformance:
+	@$(MAKE) --no-print-directory BUILD=build SAN=none all
+	@$(MAKE) --no-print-directory _check-omp-conformance
+
+_check-omp-conformance:
+	@echo '=== LLVM libomp testsuite on liblocus-omp (tests/llvm-conformance/run)'
+	@CONFORMANCE_BUILD=build RUN_TESTS_TIMEOUT=1500 RUN_TESTS_LABEL=omp-conformance \
+		tools/run-tests tests/llvm-conformance/run
 
 # Real page placement on emulated NUMA nodes: QEMU guests with 2 and 4 nodes
 # (tests/numa-vm/run says how; it skips, with its reason, only where QEMU
