@@ -659,7 +659,8 @@ _check-gomp-conformance:
 # liblocus-omp (tests/llvm-conformance/run says how: the tests are fetched
 # from Debian's source package on the first run and kept in
 # build/llvm-conformance/; it skips, with its reason, without them and
-# without the network).  Part of check-plain (about 9 minutes on 2 cores);
+# without the network).  Part of check-plain (about 8 minutes on 2 busy
+# cores, a few more on the first run, which fetches and compiles the tests);
 # the target alone rebuilds first.
 check-omp-conformance:
 	@$(MAKE) --no-print-directory BUILD=build SAN=none all

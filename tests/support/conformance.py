@@ -81,7 +81,7 @@ def judge(configs, built, res, *, ok, exceptions, notyet, stop_re, timeout, ref,
     (a test without the latter is not judged in that configuration);
     ok(test, rc, out, err): whether a run passed; det: the two reference
     thread counts whose stdout, when identical, is the stdout a passing
-    Locus run must give; ref: the reference library's name; exit0_what(t):
+    Locus run must give (None: stdout is not compared); ref: the reference library's name; exit0_what(t):
     what is wrong with a run that exits 0 and does not pass; kind: what a
     listed test must be ("compiled host run-test"); check_passing: whether
     a not-yet test that passes in every configuration fails the stage;
@@ -98,7 +98,7 @@ def judge(configs, built, res, *, ok, exceptions, notyet, stop_re, timeout, ref,
                 continue   # not run in this configuration (the runner says why)
             r = res[(t.name, "ref", n)]
             ok_ref = ok(t, *r)
-            d0, d1 = res.get((t.name, "ref", det[0])), res.get((t.name, "ref", det[1]))
+            d0, d1 = (res.get((t.name, "ref", n)) for n in det) if det else (None, None)
             is_det = d0 is not None and d1 is not None and d0[1] == d1[1]
             rc, out, err = res[(t.name, cname, 0)]
             stop = stop_re.search(err)
