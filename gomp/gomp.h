@@ -51,6 +51,10 @@ static inline void gomp_pause(unsigned *spins)
 /* libgomp's schedule kinds (omp_sched_t values), and the modifier bit
  * (omp_sched_monotonic) the run-sched ICV keeps with them */
 enum gomp_sched { GS_STATIC = 1, GS_DYNAMIC = 2, GS_GUIDED = 3, GS_AUTO = 4 };
+/* A loop kind of the layer's own, not an omp_sched_t: guided whose chunks
+ * are multiples of the chunk (the SIMD width; clang's schedule(simd:guided)
+ * through kmp/loop.c) */
+#define GS_GUIDED_SIMD 5
 #define GOMP_SCHED_MONOTONIC INT_MIN   /* 0x80000000 */
 
 struct gomp_doacross;

@@ -195,6 +195,8 @@ static bool ws_next(ull *lo, ull *hi)
             ull q = (n - l + nth - 1) / nth;
             if (q < c)
                 q = c;
+            else if (ws->sched == GS_GUIDED_SIMD)
+                q = (q + c - 1) / c * c;   /* whole SIMD widths */
             ull h = n - l < q ? n : l + q;
             if (atomic_compare_exchange_weak_explicit(&ws->next, &l, h, memory_order_relaxed,
                                                       memory_order_relaxed)) {

@@ -202,8 +202,10 @@ KMP_EXPORT void __kmpc_for_static_fini(ident_t *loc, kmp_int32 gtid)
 /* --- dispatch: the loops of the shared layer --- */
 
 /* A kmp schedule as the shared layer's (GS_*), with its chunk; *ordered
- * set for the ordered forms. */
-static int dispatch_sched(kmp_int32 kind, long long chunk, ull *c, int *ordered)
+ * set for the ordered forms.  n and nth (the trip count and the team's
+ * size) size the SIMD forms, whose chunk argument is the SIMD width: their
+ * chunks are whole widths, as libomp makes them. */
+static int dispatch_sched(kmp_int32 kind, long long chunk, ull n, ull nth, ull *c, int *ordered)
 {
     int s = kind & ~(KMP_SCH_MODIFIER_MONOTONIC | KMP_SCH_MODIFIER_NONMONOTONIC);
     if (s >= KMP_NM_LOWER && s < KMP_NM_UPPER)
@@ -212,15 +214,21 @@ static int dispatch_sched(kmp_int32 kind, long long chunk, ull *c, int *ordered)
     if (*ordered)
         s -= KMP_ORD_LOWER - 32;
     *c = chunk > 0 ? (ull)chunk : 0;
+    ull width = *c ? *c : 1;
     switch (s) {
     case KMP_SCH_STATIC_CHUNKED:
         if (*c == 0)
             *c = 1;
         return GS_STATIC;
+    case KMP_SCH_STATIC_BALANCED_CHUNKED:
+        /* one block a thread, whole widths: chunks of that size dealt once */
+        *c = ((n + nth - 1) / (nth ? nth : 1) + width - 1) / width * width;
+        if (*c == 0)
+            *c = width;
+        return GS_STATIC;
     case KMP_SCH_STATIC:
     case KMP_SCH_STATIC_GREEDY:
     case KMP_SCH_STATIC_BALANCED:
-    case KMP_SCH_STATIC_BALANCED_CHUNKED:
     case KMP_SCH_AUTO:
         *c = 0;
         return GS_STATIC;
@@ -230,9 +238,22 @@ static int dispatch_sched(kmp_int32 kind, long long chunk, ull *c, int *ordered)
             *c = 1;
         return GS_DYNAMIC;
     case KMP_SCH_RUNTIME:
-    case KMP_SCH_RUNTIME_SIMD:
         *c = 0;
         return gomp_sched_resolve(0, c);   /* OMP_SCHEDULE, omp_set_schedule */
+    case KMP_SCH_RUNTIME_SIMD: {
+        /* schedule(simd:runtime): the run-sched ICV in whole widths (static
+         * without a chunk: one block a thread) */
+        ull rc = 0;
+        int r = gomp_sched_resolve(0, &rc);
+        if (r == GS_STATIC && rc == 0)
+            return dispatch_sched(KMP_SCH_STATIC_BALANCED_CHUNKED, (long long)width, n, nth, c,
+                                  ordered);
+        *c = (rc ? rc : 1) * width;
+        return r == GS_GUIDED ? GS_GUIDED_SIMD : r;
+    }
+    case KMP_SCH_GUIDED_SIMD:
+        *c = width;
+        return GS_GUIDED_SIMD;
     default:   /* the guided family and trapezoidal */
         if (*c == 0)
             *c = 1;
@@ -245,8 +266,8 @@ static void dispatch_init(kmp_int32 kind, ull lb, ull ub, long long st, long lon
 {
     ull c;
     int ordered;
-    int sched = dispatch_sched(kind, chunk, &c, &ordered);
     ull n = trip_count(lb, ub, st, bits, sgn);
+    int sched = dispatch_sched(kind, chunk, n, (ull)omp_get_num_threads(), &c, &ordered);
     gomp_ws_enter(sched, n, c, lb, (ull)st, ordered, 0, 0, NULL, NULL);
 }
 
