@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "gomp.h"
@@ -32,15 +33,23 @@ int omp_get_default_device(void);
 int omp_get_thread_limit(void);
 uintptr_t omp_get_default_allocator(void);
 
-static const char default_format[] = "level %L thread %i affinity %A";
-static char *format_var;                   /* NULL: default_format */
+/* each runtime's default affinity format: libgomp's, or libomp's */
+static const char gomp_default_format[] = "level %L thread %i affinity %A";
+static const char kmp_default_format[] = "OMP: pid %P tid %i thread %n bound to OS proc set {%A}";
+static char *format_var;                   /* NULL: the layer's default format */
+
+/* 1 under libomp's ABI (liblocus-omp), 0 under libgomp's */
+static int kmp_layer(void)
+{
+    return strcmp(gomp_layer_native, "libgomp") != 0;
+}
 static pthread_mutex_t format_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A copy of the affinity format (free it); NULL when out of memory. */
 static char *affinity_format(void)
 {
     pthread_mutex_lock(&format_lock);
-    char *f = strdup(format_var ? format_var : default_format);
+    char *f = strdup(format_var ? format_var : kmp_layer() ? kmp_default_format : gomp_default_format);
     pthread_mutex_unlock(&format_lock);
     return f;
 }
@@ -203,7 +212,12 @@ static size_t format_affinity(char *buffer, size_t size, const char *format)
             num[sizeof num - 1] = '\0';
             break;
         case 'P': snprintf(num, sizeof num, "%d", (int)getpid()); break;
-        case 'i': snprintf(num, sizeof num, "0x%lx", (unsigned long)pthread_self()); break;
+        case 'i':   /* libomp shows the kernel's thread id, libgomp pthread_self */
+            if (kmp_layer())
+                snprintf(num, sizeof num, "%ld", (long)syscall(SYS_gettid));
+            else
+                snprintf(num, sizeof num, "0x%lx", (unsigned long)pthread_self());
+            break;
         case 'A': cpu_list(num, sizeof num); break;
         default:
             /* not a field: kept as written, so the mistake shows */
@@ -241,6 +255,49 @@ GOMP_EXPORT void omp_display_affinity(const char *format)
     s[len] = '\n';
     fwrite(s, 1, len + 1, stderr);
     free(s);
+}
+
+/* OMP_DISPLAY_AFFINITY: each thread's last displayed line (NULL: none
+ * yet); a thread displays again when the line it would show changes, as
+ * libgomp and libomp display again when a thread's team or binding
+ * changes.  One write per line, so that threads' lines do not interleave;
+ * on stdout under libomp's ABI, on stderr under libgomp's (where each
+ * runtime prints them). */
+static pthread_key_t last_line_key;
+static pthread_once_t last_line_once = PTHREAD_ONCE_INIT;
+
+static void last_line_key_make(void)
+{
+    pthread_key_create(&last_line_key, free);   /* frees a thread's line at its exit */
+}
+
+void gomp_display_affinity_region(int serialized)
+{
+    /* libgomp displays nothing for a region of one thread, libomp does */
+    if (!gomp_icv.display_affinity || (serialized && !kmp_layer()))
+        return;
+    pthread_once(&last_line_once, last_line_key_make);
+    char buf[512], *s = buf;
+    size_t len = omp_capture_affinity(buf, sizeof buf - 1, NULL);
+    if (len + 2 > sizeof buf) {
+        if (!(s = malloc(len + 2)))
+            return;
+        omp_capture_affinity(s, len + 1, NULL);
+    }
+    char *last = pthread_getspecific(last_line_key);
+    if (!last || strcmp(last, s)) {
+        char *copy = strdup(s);
+        if (copy && pthread_setspecific(last_line_key, copy) == 0)
+            free(last);
+        else
+            free(copy);
+        s[len] = '\n';
+        int fd = kmp_layer() ? 1 : 2;
+        ssize_t w = write(fd, s, len + 1);
+        (void)w;   /* nothing to do when the display cannot be written */
+    }
+    if (s != buf)
+        free(s);
 }
 
 static const char *sched_name(int kind)
@@ -294,7 +351,7 @@ GOMP_EXPORT void omp_display_env(int verbose)
     fprintf(stderr, "  OMP_CANCELLATION = '%s'\n", gomp_icv.cancellation ? "TRUE" : "FALSE");
     fprintf(stderr, "  OMP_DEFAULT_DEVICE = '%d'\n", omp_get_default_device());
     fprintf(stderr, "  OMP_MAX_TASK_PRIORITY = '%d'\n", gomp_icv.max_task_priority);
-    fputs("  OMP_DISPLAY_AFFINITY = 'FALSE'\n", stderr);
+    fprintf(stderr, "  OMP_DISPLAY_AFFINITY = '%s'\n", gomp_icv.display_affinity ? "TRUE" : "FALSE");
     char *format = affinity_format();
     fprintf(stderr, "  OMP_AFFINITY_FORMAT = '%s'\n", format ? format : "");
     free(format);

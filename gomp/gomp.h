@@ -196,7 +196,13 @@ struct gomp_icv {
     int dynamic, max_active_levels;
     int max_task_priority;        /* OMP_MAX_TASK_PRIORITY, default 0 (priorities ignored) */
     int cancellation;             /* OMP_CANCELLATION (see cancel.c) */
+    int display_affinity;         /* OMP_DISPLAY_AFFINITY (see display.c) */
 };
+/* display.c: with OMP_DISPLAY_AFFINITY, the calling thread's affinity line
+ * at the start of its part of a parallel region, when it changed since
+ * the thread's last one; serialized: the region has no team (libgomp
+ * displays nothing for it, libomp does) */
+void gomp_display_affinity_region(int serialized);
 extern struct gomp_icv gomp_icv;
 /* The ICVs that omp_set_dynamic, omp_set_schedule and
  * omp_set_max_active_levels change: gomp_icv, or a target region's own */

@@ -173,6 +173,8 @@ void gomp_read_env(void)
         read_bool("OMP_DYNAMIC", s, &gomp_icv.dynamic);
     if ((s = getenv("OMP_CANCELLATION")) && *s)
         read_bool("OMP_CANCELLATION", s, &gomp_icv.cancellation);
+    if ((s = getenv("OMP_DISPLAY_AFFINITY")) && *s)
+        read_bool("OMP_DISPLAY_AFFINITY", s, &gomp_icv.display_affinity);
     if ((s = getenv("OMP_MAX_ACTIVE_LEVELS")) && *s) {
         if (parse_long(s, 0, 1L << 30, &v) == 0)
             gomp_icv.max_active_levels = (int)v;

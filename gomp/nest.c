@@ -56,6 +56,7 @@ static void member(struct gomp_team *team, int id)
         gomp_thr.ws = &team->ws[0];
         gomp_thr.ws_seen = 1;
     }
+    gomp_display_affinity_region(0);
     team->fn(team->data);
     gomp_team_barrier(team);
     gomp_thr = (struct gomp_thread){ 0 };

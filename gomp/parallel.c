@@ -169,6 +169,7 @@ static void member_enter(struct gomp_team *team, int id, struct gomp_level *lv,
         gomp_thr.ws = &team->ws[0];
         gomp_thr.ws_seen = 1;
     }
+    gomp_display_affinity_region(0);
 }
 
 /* Member i > 0's part of an outermost region: the user's function, then
@@ -405,6 +406,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
         memcpy(&r->local, preset, sizeof r->local);
         gomp_thr.ws = &r->local;
     }
+    gomp_display_affinity_region(1);
 }
 
 static void region_end(struct gomp_region *r)

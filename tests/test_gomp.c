@@ -662,6 +662,67 @@ static void test_exit_outputs(void **state)
     rmdir(dir);
 }
 
+/* The lines of s that start with prefix, sorted, one string */
+static void sorted_lines(const char *s, const char *prefix, char *out, size_t size)
+{
+    char *lines[256];
+    char buf[8192];
+    size_t n = 0, len = 0;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *save, *l = strtok_r(buf, "\n", &save); l && n < 256; l = strtok_r(NULL, "\n", &save))
+        if (!strncmp(l, prefix, strlen(prefix)))
+            lines[n++] = l;
+    for (size_t i = 1; i < n; i++)   /* insertion sort: a few lines */
+        for (size_t j = i; j > 0 && strcmp(lines[j - 1], lines[j]) > 0; j--) {
+            char *t = lines[j];
+            lines[j] = lines[j - 1];
+            lines[j - 1] = t;
+        }
+    out[0] = '\0';
+    for (size_t i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(out + len, size - len, "%s\n", lines[i]);
+}
+
+/* OMP_DISPLAY_AFFINITY=true: each thread displays its line at the start
+ * of a region when it changed since its last display, the same set of
+ * lines as libgomp's; unset or false: none. */
+static void test_display_affinity(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    const char *on[] = { "OMP_DISPLAY_AFFINITY=TRUE", "OMP_AFFINITY_FORMAT=T%{thread_num}/%{num_threads}", NULL };
+    const char *off[] = { "OMP_DISPLAY_AFFINITY=false", "OMP_AFFINITY_FORMAT=T%{thread_num}/%{num_threads}", NULL };
+    const char *unset[] = { "OMP_DISPLAY_AFFINITY=", NULL };
+    const char *bad[] = { "OMP_DISPLAY_AFFINITY=yes", NULL };
+    struct child_result ref, r;
+    char want[4096], got[4096];
+    run(&r, "omp_display_affinity", 1, on);
+    expect_ok(&r, "omp_display_affinity with OMP_DISPLAY_AFFINITY=TRUE");
+    sorted_lines(r.err, "T", got, sizeof got);
+    if (!tsan) {
+        run(&ref, "omp_display_affinity", 0, on);
+        expect_ok(&ref, "omp_display_affinity on " "libgomp");
+        sorted_lines(ref.err, "T", want, sizeof want);
+        if (strcmp(want, got))
+            fail_msg("affinity lines differ from libgomp's\nlibgomp:\n%s\nLocus:\n%s",
+                     want, got);
+    }
+    assert_non_null(strstr(got, "T2/3\n"));
+    run(&r, "omp_display_affinity", 1, off);
+    expect_ok(&r, "omp_display_affinity with OMP_DISPLAY_AFFINITY=false");
+    sorted_lines(r.err, "T", got, sizeof got);
+    assert_string_equal(got, "");
+    run(&r, "omp_display_affinity", 1, unset);
+    expect_ok(&r, "omp_display_affinity without OMP_DISPLAY_AFFINITY");
+    assert_null(strstr(r.err, "level "));
+    assert_null(strstr(r.err, "OMP: pid"));
+    run(&r, "omp_display_affinity", 1, bad);
+    expect_ok(&r, "omp_display_affinity with OMP_DISPLAY_AFFINITY=yes");
+    assert_non_null(strstr(r.err, "ignoring OMP_DISPLAY_AFFINITY='yes': expected true or false"));
+    assert_null(strstr(r.err, "level "));
+    assert_null(strstr(r.err, "OMP: pid"));
+}
+
 int main(void)
 {
     char self[PATH_MAX];
@@ -699,6 +760,7 @@ int main(void)
         cmocka_unit_test(test_unimplemented_is_loud),
         cmocka_unit_test(test_bad_settings),
         cmocka_unit_test(test_exit_outputs),
+        cmocka_unit_test(test_display_affinity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
