@@ -253,6 +253,8 @@ void gomp_nest_launch(struct gomp_team *team, struct nest_thread **threads);
 void gomp_nest_release(struct nest_thread **threads, int n);
 void gomp_nest_join(struct gomp_team *team);
 void gomp_nest_barrier(struct lc_barrier *b);
+/* The child of a fork: the parent's extra threads forgotten (parallel.c). */
+void gomp_nest_forget_after_fork(void);
 
 /* loop.c: the calling thread enters its next worksharing loop (sched
  * resolved, chunk 0 = static blocks); ordered: the loop has an ordered

@@ -182,3 +182,12 @@ void gomp_nest_release(struct nest_thread **threads, int n)
     }
     pthread_mutex_unlock(&idle_lock);
 }
+
+/* The child of a fork (parallel.c): the idle extra threads are the
+ * parent's, not there; forgotten (leaked), never woken. */
+void gomp_nest_forget_after_fork(void)
+{
+    pthread_mutex_init(&idle_lock, NULL);
+    idle = NULL;
+    atomic_store_explicit(&extra_in_use, 0, memory_order_relaxed);
+}

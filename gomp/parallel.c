@@ -124,10 +124,40 @@ static void thread_ctx_adopt(const void *from)
     gomp_thr = *(const struct gomp_thread *)from;
 }
 
+/*
+ * The child of a fork() has only the thread that forked: the pool's
+ * workers and nest.c's extra threads are not there, and a region's first
+ * barrier would wait for them forever.  So the child forgets the
+ * parent's pool (runtime/init.c's lc_forget_after_fork: leaked, never
+ * joined or woken, since its threads are gone) and its first region
+ * starts a new one, as a fresh process's would (libgomp's child makes a
+ * new team likewise; libomp re-initializes in its atfork handler).  The
+ * thread keeps its ICVs (nthreads_var, def_allocator), as libgomp's does.
+ *
+ * A fork from inside a region (OpenMP leaves it unspecified): the child's
+ * thread leaves the region here (level 0, no team), so that a region it
+ * starts next gets a pool of its own; the rest of the region it was in
+ * (its barriers, its end) has no team left to meet, and a forking worker
+ * has no main to go back to: such a child should exec or _exit, as
+ * POSIX asks of a child of any multithreaded process.
+ */
+static void gomp_after_fork_child(void)
+{
+    pthread_mutex_init(&start_lock, NULL);
+    started_here = 0;
+    lc_forget_after_fork();
+    gomp_nest_forget_after_fork();
+    gomp_thr = (struct gomp_thread){
+        .nthreads_var = gomp_thr.nthreads_var,
+        .def_allocator = gomp_thr.def_allocator,
+    };
+}
+
 __attribute__((constructor)) static void gomp_hooks(void)
 {
     lc_autostart = autostart;
     lc_thread_ctx = (struct lc_thread_ctx){ thread_ctx_get, thread_ctx_adopt };
+    pthread_atfork(NULL, NULL, gomp_after_fork_child);
 }
 
 __attribute__((destructor)) static void gomp_fini(void)

@@ -306,3 +306,28 @@ void lc_exit_disarm(struct lc_runtime *rt)
     lc_rt = NULL;
     pthread_mutex_unlock(&out_lock);
 }
+
+/* The child of a fork (init.c's lc_forget_after_fork): the signal thread
+ * is not there, so the handlers go back to the default action (a signal
+ * now kills the child as it would without Locus, and the child's own
+ * runtime, if it starts one, installs them afresh).  The pipe's ends are
+ * the parent's as well: closed here, the parent keeps its own. */
+void lc_exit_forget_after_fork(void)
+{
+    pthread_mutex_init(&out_lock, NULL);
+    for (size_t i = 0; i < NHANDLED; i++) {
+        struct sigaction cur;
+        if (sig_ours[i] && sigaction(handled[i], NULL, &cur) == 0
+            && !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == on_signal)
+            default_action(handled[i]);
+        sig_ours[i] = 0;
+    }
+    int wfd = atomic_exchange_explicit(&sig_fd, -1, memory_order_seq_cst);
+    if (sig_thread_on) {
+        close(wfd);
+        close(sig_rfd);
+    }
+    sig_rfd = -1;
+    sig_thread_on = 0;
+    atomic_store_explicit(&sig_seen, 0, memory_order_seq_cst);
+}

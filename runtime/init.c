@@ -500,3 +500,22 @@ LOCUS_API int locus_worker_node(void)
     struct lc_worker *w = lc_self;
     return w ? w->node : -1;
 }
+
+/*
+ * A forked child has one thread: the parent's workers, its timer and
+ * signal threads do not exist there, and a lock one of them held stays
+ * held.  Their memory (the runtime, the workers' deques, the trace
+ * buffers) is leaked, not freed: freeing it would read structures that
+ * vanished threads left half-written, and joining or waking those threads
+ * would wait forever.  A leak of the parent's pool, once per fork, is
+ * the lesser harm.
+ */
+void lc_forget_after_fork(void)
+{
+    pthread_mutex_init(&lc_init_lock, NULL);
+    lc_rt = NULL;
+    lc_self = NULL;
+    lc_thr = NULL;
+    lc_exit_forget_after_fork();
+    lc_poll_forget_after_fork();
+}

@@ -160,3 +160,13 @@ void lc_poll_sleeper_done(void)
 {
     atomic_store_explicit(&timed_sleeper, 0, memory_order_relaxed);
 }
+
+/* The child of a fork: a worker of the parent may have held poll_lock
+ * for a round; the services registered stay (the program's, as in the
+ * parent). */
+void lc_poll_forget_after_fork(void)
+{
+    pthread_mutex_init(&poll_lock, NULL);
+    poll_owner = 0;
+    atomic_store_explicit(&timed_sleeper, 0, memory_order_relaxed);
+}

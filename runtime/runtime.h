@@ -442,6 +442,15 @@ void lc_exit_arm(struct lc_runtime *rt);
 int lc_exit_claim(struct lc_runtime *rt);
 void lc_exit_disarm(struct lc_runtime *rt);
 
+/* The child of a fork() forgets the parent's runtime (init.c, exit.c,
+ * poll.c): lc_rt, lc_self and lc_thr NULL, the locks afresh, our signal
+ * handlers and their thread gone, so that the child's next start is a
+ * fresh process's.  Called from a pthread_atfork child handler, on the
+ * one thread the child has (gomp/parallel.c). */
+void lc_forget_after_fork(void);
+void lc_exit_forget_after_fork(void);
+void lc_poll_forget_after_fork(void);
+
 /* stats.c */
 uint64_t lc_now_ns(void);
 int lc_stats_check_report(const char *dest, char *err, size_t errlen);
