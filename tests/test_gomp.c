@@ -621,6 +621,27 @@ static void test_abi_is_libgomps(void **state)
     free(ours);
 }
 
+/* fork() after a region (tests/gomp/omp_fork.c): the child starts a runtime
+ * of its own and runs tasks; libgomp itself hangs in that child, so the
+ * expected output is written here instead of taken from it. */
+static void test_fork(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    static const char want[] = "parent before fork: 5050\nchild: 20100\n"
+                               "child: team of 2, then 1275\nparent after child: 45150\n";
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        struct child_result r;
+        char what[128];
+        run(&r, "omp_fork", 1, configs[c]);
+        snprintf(what, sizeof what, "omp_fork on Locus (%s %s)", configs[c][0],
+                 configs[c][1] ? configs[c][1] : "");
+        expect_ok(&r, what);
+        if (strcmp(r.out, want))
+            fail_msg("%s: got\n%s\nexpected\n%s", what, r.out, want);
+    }
+}
+
 /* An OpenMP program's outputs when it ends inside a parallel region, by
  * exit() or by SIGTERM, while a task runs: the report written all the
  * same (runtime/exit.c), saying how; a program that ends normally is
@@ -759,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_priority),
         cmocka_unit_test(test_unimplemented_is_loud),
         cmocka_unit_test(test_bad_settings),
+        cmocka_unit_test(test_fork),
         cmocka_unit_test(test_exit_outputs),
         cmocka_unit_test(test_display_affinity),
     };

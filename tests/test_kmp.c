@@ -133,6 +133,15 @@ static void test_task_abi(void **state)
     same_as_libomp("kmp_task_abi");
 }
 
+/* fork() after a region: the child starts a runtime of its own
+ * (tests/kmp/kmp_fork.c) */
+static void test_fork(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libomp("kmp_fork");
+}
+
 /* The layer really runs the program: LOCUS_VERBOSE's line, both ways of
  * putting it in, and LOCUS_REPORT's report at exit. */
 static void test_really_on_locus(void **state)
@@ -373,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_task_abi),
+        cmocka_unit_test(test_fork),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_unimplemented_is_loud),
         cmocka_unit_test(test_bad_settings),
