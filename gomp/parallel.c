@@ -130,9 +130,10 @@ static void thread_ctx_adopt(const void *from)
  * barrier would wait for them forever.  So the child forgets the
  * parent's pool (runtime/init.c's lc_forget_after_fork: leaked, never
  * joined or woken, since its threads are gone) and its first region
- * starts a new one, as a fresh process's would (libgomp's child makes a
- * new team likewise; libomp re-initializes in its atfork handler).  The
- * thread keeps its ICVs (nthreads_var, def_allocator), as libgomp's does.
+ * starts a new one, as a fresh process's would (libomp re-initializes in
+ * its atfork handler likewise; gcc 12's libgomp hangs in such a child,
+ * tests/gomp/omp_fork.c).  The thread keeps its ICVs (nthreads_var,
+ * def_allocator).
  *
  * A fork from inside a region (OpenMP leaves it unspecified): the child's
  * thread leaves the region here (level 0, no team), so that a region it
