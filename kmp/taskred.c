@@ -327,7 +327,10 @@ static void *modifier_init(int is_ws, int num, const void *data, int newer, cons
 static void modred_end(struct lc_kmp_tg *tg)
 {
     struct modred *m = tg->shared;
-    if (atomic_fetch_add_explicit(&m->finished, 1, memory_order_acq_rel) + 1 < m->nth)
+    /* read before arriving: once this member has arrived, the last one
+     * may free m at any time */
+    int nth = m->nth;
+    if (atomic_fetch_add_explicit(&m->finished, 1, memory_order_acq_rel) + 1 < nth)
         return;
     combine(tg->items, tg->num, tg->nth);
     pthread_mutex_lock(&modred_lock);

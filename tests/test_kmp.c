@@ -142,16 +142,16 @@ static void test_fork(void **state)
     /* the child keeps the parent's runtime memory unreachable on purpose
      * (gomp/parallel.c: its threads are gone); LeakSanitizer would report
      * it at the child's exit, and fail it */
-    const char *saved = getenv("ASAN_OPTIONS");
-    char *keep = saved ? strdup(saved) : NULL;
-    setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
-    same_as_libomp("kmp_fork");
-    if (keep) {
-        setenv("ASAN_OPTIONS", keep, 1);
-        free(keep);
-    } else {
-        unsetenv("ASAN_OPTIONS");
+    if (tsan) {
+        /* TSan does not support threads started in the child of a
+         * multithreaded fork ("not supported. Dying", then "dup thread
+         * with used id" with die_after_fork=0): plain and ASan runs check it */
+        print_message("skipping under TSan: threads after a multithreaded fork\n");
+        skip();
     }
+    child_fork_sanitizer_options(1);
+    same_as_libomp("kmp_fork");
+    child_fork_sanitizer_options(0);
 }
 
 /* The layer really runs the program: LOCUS_VERBOSE's line, both ways of
@@ -294,6 +294,8 @@ static void test_wrong_layer_said(void **state)
         skip();
     struct child_result r;
     char path[PATH_MAX + 64];
+    if (tsan)
+        goto right_layer;   /* the other runtime is not instrumented: TSan misreads it */
     snprintf(path, sizeof path, "%s/tests/kmp/kmp_worksharing", build_dir);
     child_run(&r, path, gomp_layer, NULL, LIMIT_S);
     expect_ok(&r, "a clang program with liblocus-gomp preloaded");
@@ -308,6 +310,7 @@ static void test_wrong_layer_said(void **state)
         assert_non_null(strstr(r.err, "libgomp.so.1, not on Locus"));
         assert_non_null(strstr(r.err, "/liblocus-gomp.so"));
     }
+right_layer:
     /* and the right layer says nothing of the kind */
     run(&r, "kmp_worksharing", 1, NULL);
     expect_ok(&r, "kmp_worksharing on liblocus-omp");

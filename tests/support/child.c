@@ -124,6 +124,26 @@ void child_run(struct child_result *r, const char *path, const char *preload,
     slurp(err, r->err, sizeof r->err);
 }
 
+void child_fork_sanitizer_options(int on)
+{
+    static char *saved;
+    if (on) {
+        const char *v = getenv("ASAN_OPTIONS");
+        free(saved);
+        saved = v ? strdup(v) : NULL;
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s%sdetect_leaks=0", v ? v : "", v && v[0] ? " " : "");
+        setenv("ASAN_OPTIONS", buf, 1);
+    } else {
+        if (saved)
+            setenv("ASAN_OPTIONS", saved, 1);
+        else
+            unsetenv("ASAN_OPTIONS");
+        free(saved);
+        saved = NULL;
+    }
+}
+
 int child_ok(const struct child_result *r)
 {
     return WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;

@@ -24,6 +24,11 @@ const char *child_san_runtime(int *tsan);
 void child_run(struct child_result *r, const char *path, const char *preload,
                const char *const *env, int limit_s);
 
+/* on: the sanitizer setting a program that forks after starting threads
+ * needs (ASan: no leak check, the child keeps the parent's runtime
+ * unreachable on purpose); off: the caller's setting back. */
+void child_fork_sanitizer_options(int on);
+
 /* Exited with status 0. */
 int child_ok(const struct child_result *r);
 
