@@ -119,20 +119,30 @@ static void member(void *arg)
 /* Up to this many captured arguments live on the forking thread's stack. */
 #define FORK_ARGS_ON_STACK 16
 
+/* f: the microtask and its argc captured arguments from ap, in stack (of
+ * FORK_ARGS_ON_STACK) or, beyond that, on the heap (the caller frees
+ * f->argv when it is not stack); who: the entry point, for the message. */
+static void fork_args(struct fork *f, kmpc_micro fn, kmp_int32 argc, va_list ap, void **stack,
+                      const char *who)
+{
+    *f = (struct fork){ fn, argc < 0 ? 0 : argc, stack };
+    if (f->argc > FORK_ARGS_ON_STACK) {
+        f->argv = malloc(sizeof(void *) * (size_t)f->argc);
+        if (!f->argv)
+            gomp_unsupported(who, "out of memory for a region's arguments");
+    }
+    for (int i = 0; i < f->argc; i++)
+        f->argv[i] = va_arg(ap, void *);
+}
+
 KMP_EXPORT void __kmpc_fork_call(ident_t *loc, kmp_int32 argc, kmpc_micro microtask, ...)
 {
     (void)loc;
     void *stack_args[FORK_ARGS_ON_STACK];
-    struct fork f = { microtask, argc < 0 ? 0 : argc, stack_args };
-    if (f.argc > FORK_ARGS_ON_STACK) {
-        f.argv = malloc(sizeof(void *) * (size_t)f.argc);
-        if (!f.argv)
-            gomp_unsupported("__kmpc_fork_call", "out of memory for a region's arguments");
-    }
+    struct fork f;
     va_list ap;
     va_start(ap, microtask);
-    for (int i = 0; i < f.argc; i++)
-        f.argv[i] = va_arg(ap, void *);
+    fork_args(&f, microtask, argc, ap, stack_args, "__kmpc_fork_call");
     va_end(ap);
     unsigned n = (unsigned)lc_kmp_push.num_threads;
     lc_kmp_push.num_threads = 0;   /* the clause is this region's, not its nested ones' */
@@ -197,16 +207,10 @@ KMP_EXPORT void __kmpc_fork_teams(ident_t *loc, kmp_int32 argc, kmpc_micro micro
 {
     (void)loc;
     void *stack_args[FORK_ARGS_ON_STACK];
-    struct fork f = { microtask, argc < 0 ? 0 : argc, stack_args };
-    if (f.argc > FORK_ARGS_ON_STACK) {
-        f.argv = malloc(sizeof(void *) * (size_t)f.argc);
-        if (!f.argv)
-            gomp_unsupported("__kmpc_fork_teams", "out of memory for a region's arguments");
-    }
+    struct fork f;
     va_list ap;
     va_start(ap, microtask);
-    for (int i = 0; i < f.argc; i++)
-        f.argv[i] = va_arg(ap, void *);
+    fork_args(&f, microtask, argc, ap, stack_args, "__kmpc_fork_teams");
     va_end(ap);
     unsigned teams = (unsigned)lc_kmp_push.teams, limit = (unsigned)lc_kmp_push.teams_limit;
     lc_kmp_push.teams = lc_kmp_push.teams_limit = 0;

@@ -144,6 +144,53 @@ void child_fork_sanitizer_options(int on)
     }
 }
 
+void child_sorted_lines(const char *s, const char *prefix, char *out, size_t size)
+{
+    char *lines[256];
+    char buf[8192];
+    size_t n = 0, len = 0;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *save, *l = strtok_r(buf, "\n", &save); l && n < 256; l = strtok_r(NULL, "\n", &save))
+        if (!strncmp(l, prefix, strlen(prefix)))
+            lines[n++] = l;
+    for (size_t i = 1; i < n; i++)   /* insertion sort: a few lines */
+        for (size_t j = i; j > 0 && strcmp(lines[j - 1], lines[j]) > 0; j--) {
+            char *t = lines[j];
+            lines[j] = lines[j - 1];
+            lines[j - 1] = t;
+        }
+    out[0] = '\0';
+    for (size_t i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(out + len, size - len, "%s\n", lines[i]);
+}
+
+int child_strip_alpi(char *exports)
+{
+    int n = 0;
+    for (char *l = exports, *next; *l; l = next) {
+        next = strchr(l, '\n');
+        next = next ? next + 1 : l + strlen(l);
+        if (!strncmp(l, "LOCUS_ALPI_1 alpi_", 18)) {
+            memmove(l, next, strlen(next) + 1);
+            next = l;
+            n++;
+        }
+    }
+    return n;
+}
+
+size_t child_first_difference(const char *a, const char *b)
+{
+    size_t i = 0;
+    while (a[i] && a[i] == b[i])
+        i++;
+    if (!a[i] && !b[i])
+        return i;
+    while (i > 0 && a[i - 1] != '\n')
+        i--;
+    return i;
+}
+
 int child_ok(const struct child_result *r)
 {
     return WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0;

@@ -29,6 +29,19 @@ void child_run(struct child_result *r, const char *path, const char *preload,
  * unreachable on purpose); off: the caller's setting back. */
 void child_fork_sanitizer_options(int on);
 
+/* The lines of s that start with prefix, sorted, each ending in '\n', in
+ * out (size bytes; at most 256 lines of s's first 8 KiB). */
+void child_sorted_lines(const char *s, const char *prefix, char *out, size_t size);
+
+/* An OpenMP layer's exports ("NODE SYMBOL" lines): removes ALPI's
+ * (LOCUS_ALPI_1 alpi_*), which the layers add to the runtime's, and
+ * returns how many there were. */
+int child_strip_alpi(char *exports);
+
+/* The start of the first line where a and b differ (a's length, which is
+ * b's, when they are equal). */
+size_t child_first_difference(const char *a, const char *b);
+
 /* Exited with status 0. */
 int child_ok(const struct child_result *r);
 
