@@ -344,6 +344,12 @@ void gomp_places_print(FILE *f);
 /* target.c: OMP_TARGET_OFFLOAD=mandatory (for omp_display_env) */
 int gomp_target_offload_mandatory(void);
 
+/* task.c: a depend object's kind that no gcc emits, for the LLVM layer's
+ * omp_all_memory (kmp/task.c): an inout dependence on every byte, which
+ * orders the task after every earlier sibling with dependences and every
+ * later one after it */
+#define GOMP_DEP_ALL_MEMORY 0x80
+
 /* Loud failure for an unsupported use; names the entry point. */
 _Noreturn void gomp_unsupported(const char *what, const char *why);
 

@@ -84,6 +84,9 @@ static void depend_convert(void **depend, locus_dep_t *out)
         case DEP_INOUTSET:
             out[i] = dep(d[0], LOCUS_ACCESS_CONCURRENT);
             break;
+        case GOMP_DEP_ALL_MEMORY:   /* a range no data is (lc_dep_is_data) */
+            out[i] = (locus_dep_t){ (void *)1, UINTPTR_MAX - 1, LOCUS_ACCESS_INOUT };
+            break;
         default:
             gomp_unsupported("GOMP_task", "a depend object of unknown kind");
         }

@@ -112,6 +112,7 @@ typedef struct kmp_depend_info {
 #define KMP_DEP_OUT 0x02          /* out and inout: 0x03 */
 #define KMP_DEP_MTX 0x04          /* mutexinoutset */
 #define KMP_DEP_SET 0x08          /* inoutset */
+#define KMP_DEP_ALL 0x80          /* omp_all_memory (also: base_addr -1 with out) */
 
 /* What liblocus-omp keeps before each kmp_task_t it allocates (task.c):
  * the block is this header, the kmp_task_t with the privates the compiler

@@ -91,6 +91,8 @@ void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t)
 static void run_body(struct lc_kmp_task *h, kmp_int32 gtid)
 {
     kmp_task_t *t = lc_kmp_task_body(h);
+    if (!t->routine)
+        return;   /* taskwait depend(...) nowait: a task without a body */
     do {
         h->resume = 0;
         t->routine(gtid, t);
@@ -182,8 +184,19 @@ struct depend_buf {
     struct { void *addr; uintptr_t kind; } obj_stack[STACK_DEPS], *obj;
 };
 
-static int dep_class(uint8_t f)
+/* omp_all_memory: libomp's flag, or the address -1 with out or inout */
+static int dep_all(const kmp_depend_info_t *e)
 {
+    return (e->flags & KMP_DEP_ALL) || (e->base_addr == -1 && (e->flags & KMP_DEP_OUT));
+}
+
+/* the gomp array's class: 0 out/inout, 1 mutexinoutset, 2 in, 3 a depend
+ * object (inoutset, omp_all_memory) */
+static int dep_class(const kmp_depend_info_t *e)
+{
+    uint8_t f = e->flags;
+    if (dep_all(e))
+        return 3;
     if (f & KMP_DEP_MTX)
         return 1;
     if (f & KMP_DEP_SET)
@@ -209,9 +222,9 @@ static void **depend_build(struct depend_buf *b, kmp_int32 nd, const kmp_depend_
     }
     size_t cnt[4] = { 0 }, pos[4];
     for (kmp_int32 i = 0; i < nd; i++)
-        cnt[dep_class(d[i].flags)]++;
+        cnt[dep_class(&d[i])]++;
     for (kmp_int32 i = 0; i < nna; i++)
-        cnt[dep_class(na[i].flags)]++;
+        cnt[dep_class(&na[i])]++;
     pos[0] = 5;
     for (int k = 1; k < 4; k++)
         pos[k] = pos[k - 1] + cnt[k - 1];
@@ -223,11 +236,11 @@ static void **depend_build(struct depend_buf *b, kmp_int32 nd, const kmp_depend_
     size_t nobj = 0;
     for (kmp_int32 i = 0; i < nd + nna; i++) {
         const kmp_depend_info_t *e = i < nd ? &d[i] : &na[i - nd];
-        int k = dep_class(e->flags);
+        int k = dep_class(e);
         void *addr = (void *)e->base_addr;
         if (k == 3) {
             b->obj[nobj].addr = addr;
-            b->obj[nobj].kind = DEPOBJ_INOUTSET;
+            b->obj[nobj].kind = dep_all(e) ? GOMP_DEP_ALL_MEMORY : DEPOBJ_INOUTSET;
             addr = &b->obj[nobj++];
         }
         b->a[pos[k]++] = addr;

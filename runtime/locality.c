@@ -251,7 +251,11 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
     uint32_t gen = atomic_load_explicit(&rt->moves, memory_order_relaxed);
 
     memset(bytes, 0, sizeof bytes);
+    size_t ndata = 0;
     for (size_t i = 0; i < ndeps; i++) {
+        if (!lc_dep_is_data(&deps[i]))
+            continue;
+        ndata++;
         uintptr_t a = (uintptr_t)deps[i].addr;
         size_t size = deps[i].size;
         size_t unknown = lc_dir_query(rt->dir, a, size, bytes, &spread);
@@ -274,14 +278,14 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
     t->node = -1;
     if (rt->sched->place)
         rt->sched->place(w, t, &pl);
-    if (!ndeps)
+    if (!ndata)
         return;   /* a hinted task without data: nothing to book or count */
     int booked = interleave ? LC_DIR_SPREAD : t->node >= 0 ? t->node : w->node;
     gaps.n = 0;
     gaps.bytes = 0;
     if (pl.first_touch)
         for (size_t i = 0; i < ndeps; i++)
-            if (deps[i].access != LOCUS_ACCESS_IN)
+            if (deps[i].access != LOCUS_ACCESS_IN && lc_dep_is_data(&deps[i]))
                 lc_dir_record_gaps(rt->dir, (uintptr_t)deps[i].addr, deps[i].size, booked,
                                    keep_gap, &gaps);
 
@@ -290,7 +294,7 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
         npairs += bytes[n] != 0;
     /* a task the scheduler may place again when it becomes ready keeps its
      * ranges (rt->moves) */
-    size_t keep = rt->sched->place && !(t->flags & LC_TF_BOUND) && hint < 0 ? ndeps : 0;
+    size_t keep = rt->sched->place && !(t->flags & LC_TF_BOUND) && hint < 0 ? ndata : 0;
     struct lc_task_loc *loc = lc_mem_alloc(sizeof *loc + npairs * sizeof loc->p[0]
                                            + (gaps.n + keep) * sizeof(struct lc_loc_gap), 0);
     if (!loc)
@@ -308,8 +312,9 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
             loc->p[k++] = (struct lc_loc_bytes){ n, bytes[n] };
     struct lc_loc_gap *g = (struct lc_loc_gap *)&loc->p[npairs];
     memcpy(g, gaps.g, gaps.n * sizeof gaps.g[0]);
-    for (size_t i = 0; i < loc->ndeps; i++)
-        g[gaps.n + i] = (struct lc_loc_gap){ (uintptr_t)deps[i].addr, deps[i].size };
+    for (size_t i = 0, k = 0; k < loc->ndeps; i++)
+        if (lc_dep_is_data(&deps[i]))
+            g[gaps.n + k++] = (struct lc_loc_gap){ (uintptr_t)deps[i].addr, deps[i].size };
     t->loc = loc;
 }
 

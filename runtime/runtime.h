@@ -364,6 +364,15 @@ static inline int lc_sleepers(const struct lc_runtime *rt, int node)
                                 memory_order_relaxed);
 }
 
+/* A dependency longer than any address space can map orders tasks but is
+ * not data: OpenMP's omp_all_memory, which the OpenMP layers spawn as the
+ * range [1, UINTPTR_MAX).  Locality and the byte counts leave it out. */
+#define LC_DEP_DATA_MAX ((size_t)1 << 57)
+static inline int lc_dep_is_data(const locus_dep_t *d)
+{
+    return d->size <= LC_DEP_DATA_MAX;
+}
+
 /* locality.c (only called when rt->track) */
 int lc_locality_init(struct lc_runtime *rt, char *err, size_t errlen);
 void lc_locality_fini(struct lc_runtime *rt);

@@ -54,7 +54,7 @@ LC_SPAWN_PART int check_deps(const locus_dep_t *deps, size_t ndeps, uint64_t *to
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < ndeps; i++) {
-        sum += deps[i].size;
+        sum += lc_dep_is_data(&deps[i]) ? deps[i].size : 0;
         uintptr_t a = (uintptr_t)deps[i].addr;
         if (!deps[i].addr)
             return lc_error(-EINVAL, "locus_spawn: dependency %zu has a NULL address", i);

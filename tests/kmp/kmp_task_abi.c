@@ -3,7 +3,8 @@
  * clang 14 does not emit for any directive but newer compilers (and
  * libomp's own tests) call: __kmpc_taskloop_5 (grainsize strict), the
  * older task reduction layout (__kmpc_task_reduction_init) and lazy
- * private copies, inoutset dependences, task ids, affinity and scope.
+ * private copies, inoutset dependences, omp_all_memory, taskwait
+ * depend nowait (a task without a routine), task ids, affinity and scope.
  * Called here by hand with the structures the compiler would build; each
  * check prints one line whose text is the same on libomp and Locus.
  */
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct ident ident_t;
 typedef int32_t kmp_int32;
@@ -262,6 +264,62 @@ static void inoutset(void)
     check("inoutset", seen == 111);
 }
 
+/* ---- omp_all_memory (libomp's flag 0x80, or the address -1 with out),
+ * and taskwait depend(...) nowait: a task without a routine ---- */
+struct am_task {
+    kmp_task_t t;
+    int *dst, *src, *src2, add, delay_us;
+};
+static kmp_int32 am_body(kmp_int32 gtid, void *p)
+{
+    (void)gtid;
+    struct am_task *a = p;
+    if (a->delay_us)
+        usleep((useconds_t)a->delay_us);
+    __atomic_store_n(a->dst, __atomic_load_n(a->src, __ATOMIC_SEQ_CST)
+                             + __atomic_load_n(a->src2, __ATOMIC_SEQ_CST) + a->add,
+                     __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+static void all_memory(void)
+{
+    int zero = 0, a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, z = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+        kmp_int32 gtid = __kmpc_global_thread_num(NULL);
+        struct { int *dst, *src, *src2, add, delay_us; intptr_t addr; uint8_t flags; } steps[] = {
+            { &a, &zero, &zero, 1, 20000, (intptr_t)&a, 2 },   /* out: a */
+            { &b, &zero, &zero, 2, 20000, (intptr_t)&b, 2 },   /* out: b */
+            { &c, &a, &b, 0, 0, 0, 0x80 },                     /* omp_all_memory */
+            { &d, &c, &zero, 0, 0, (intptr_t)&z, 1 },          /* in: z, after it */
+            { &e, &d, &zero, 10, 0, -1, 2 },                   /* out: omp_all_memory */
+            { &f, &e, &zero, 0, 0, (intptr_t)&z, 1 },          /* in: z */
+        };
+        for (size_t j = 0; j < sizeof steps / sizeof steps[0]; j++) {
+            struct am_task *t = (struct am_task *)__kmpc_omp_task_alloc(
+                NULL, gtid, 1, sizeof(struct am_task), 0, am_body);
+            t->dst = steps[j].dst;
+            t->src = steps[j].src;
+            t->src2 = steps[j].src2;
+            t->add = steps[j].add;
+            t->delay_us = steps[j].delay_us;
+            kmp_depend_info_t di[2] = { { steps[j].addr, sizeof(int), steps[j].flags },
+                                        { (intptr_t)&a, sizeof a, 1 } };   /* ignored */
+            __kmpc_omp_task_with_deps(NULL, gtid, &t->t, steps[j].flags == 0x80 ? 2 : 1, di,
+                                      0, NULL);
+        }
+        /* taskwait depend(in: z) nowait: clang 14 cannot say it, newer
+         * compilers queue a task without a routine */
+        kmp_task_t *nw = __kmpc_omp_task_alloc(NULL, gtid, 1, sizeof(kmp_task_t), 0, NULL);
+        kmp_depend_info_t dz = { (intptr_t)&z, sizeof z, 1 };
+        __kmpc_omp_task_with_deps(NULL, gtid, nw, 1, &dz, 0, NULL);
+        __kmpc_omp_taskwait(NULL, gtid);
+    }
+    check("omp_all_memory", c == 3 && d == 3 && e == 13 && f == 13);
+}
+
 /* ---- ids, affinity, scope ---- */
 struct id_task {
     kmp_task_t t;
@@ -317,6 +375,7 @@ int main(void)
     taskloops();
     reductions();
     inoutset();
+    all_memory();
     ids();
     printf("%s\n", failures ? "FAILED" : "all passed");
     return failures != 0;
