@@ -252,15 +252,25 @@ static inline int64_t lc_deque_size_owner(struct lc_deque *d, int64_t limit)
     return b > d->top_seen ? b - d->top_seen : 0;
 }
 
-/* Owner only: nothing queued as of the owner's last read of top (then
- * nothing is queued now: top only grows).  top is not read again here: the
- * answer is for a decision taken at every spawn (ready.h), and the reads
- * of lc_deque_below_owner, lc_deque_size_owner and a wait's refresh keep
- * top_seen recent enough; a deque emptied by thieves since reads as not
- * bare until then. */
-static inline int lc_deque_bare_owner(struct lc_deque *d)
+/* Owner only: nothing queued.  An estimate of none is right at once (top
+ * only grows).  An estimate of up to recheck items is checked by reading
+ * top again: the answer decides whether a task runs at its spawn (ready.h),
+ * and a deque its thieves emptied must not read as stocked then, or the
+ * spawner runs a task an idle teammate would have taken, one that may wait
+ * for what the spawner does next (a flag, a later task).  Past recheck the
+ * estimate stands: the reads of lc_deque_below_owner, lc_deque_size_owner
+ * and a wait's refresh keep top_seen recent enough there, and a spawner
+ * with that many queued is not the one a teammate waits for. */
+static inline int lc_deque_bare_owner(struct lc_deque *d, int64_t recheck)
 {
-    return atomic_load_explicit(&d->bottom, memory_order_relaxed) - d->top_seen <= 0;
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    int64_t n = b - d->top_seen;
+    if (n <= 0)
+        return 1;
+    if (n > recheck)
+        return 0;
+    d->top_seen = atomic_load_explicit(&d->top, memory_order_relaxed);
+    return b - d->top_seen <= 0;
 }
 
 /* Owner only: whether fewer than low items are queued, for "should the

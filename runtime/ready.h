@@ -76,9 +76,10 @@ static inline int lc_ready_blocking(const struct lc_runtime *rt)
 /*
  * Whether another worker could take a ready task w is spawning: a worker
  * sleeps (nobody else gives it work), or w has nothing queued that an
- * idle one could take instead (the policy's bare: as w last counted its
- * queue, which a taskwait or barrier renews; counting again here would
- * read the line thieves write at every spawn).  Then the short-task rule
+ * idle one could take instead (the policy's bare: w's last count of its
+ * queue, counted again when that saw only a few items, which thieves may
+ * have taken since; a long queue is not counted again, which would read
+ * the line thieves write at every spawn).  Then the short-task rule
  * (grain.h) queues the task instead of running it at its spawn.  Running
  * it there takes it from the idle worker, and it is not only a matter of
  * speed: a task may wait for something its spawner does after the spawn

@@ -473,8 +473,8 @@ static int naft_stock_low(struct lc_worker *w)
 static int naft_bare(struct lc_worker *w)
 {
     struct naft_local *own = w->sched_local;
-    return w->rt->nworkers > 1 && lc_deque_bare_owner(&own->dq)
-           && (!own->has_adq || lc_deque_bare_owner(&own->adq));
+    return w->rt->nworkers > 1 && lc_deque_bare_owner(&own->dq, LC_STOCK)
+           && (!own->has_adq || lc_deque_bare_owner(&own->adq, LC_STOCK));
 }
 
 static void naft_waited(struct lc_worker *w)

@@ -124,7 +124,7 @@ static int obl_stock_low(struct lc_worker *w)
 
 static int obl_bare(struct lc_worker *w)
 {
-    return w->rt->nworkers > 1 && lc_deque_bare_owner(w->sched_local);
+    return w->rt->nworkers > 1 && lc_deque_bare_owner(w->sched_local, LC_STOCK);
 }
 
 static void obl_waited(struct lc_worker *w)

@@ -135,9 +135,10 @@ struct lc_sched_ops {
     int (*backlog)(struct lc_worker *w);
     int (*stock_low)(struct lc_worker *w);
     /* Nonzero when w has nothing queued that another worker could take
-     * (as of the owner's last look at its queues, which a wait renews:
-     * waited below; lc_deque_bare_owner), and other workers exist.  The core then queues a task it is spawning rather
-     * than run it at its spawn (ready.h).  May be NULL (= never). */
+     * (looked at again when the owner's last look saw a few items:
+     * lc_deque_bare_owner), and other workers exist.  The core then
+     * queues a task it is spawning rather than run it at its spawn
+     * (ready.h).  May be NULL (= never). */
     int (*bare)(struct lc_worker *w);
     /* The highest priority queued where w looks first (its node's priority
      * queue), 0 none: a hint, asked only once a task with a priority was
