@@ -102,14 +102,16 @@ static void repeat(struct out *o, char c, size_t n)
         put(o, &c, 1);
 }
 
-/* A field: zero-padded (after any sign or 0x), right- or left-justified
- * to width (0: as long as it is). */
+/* A field: right- or left-justified to width (0: as long as it is);
+ * right-justified ones zero-padded (after any sign or 0x) when asked.
+ * Both runtimes pad a left-justified field with spaces, 0 or not ("%05n":
+ * libomp prints it so, libgomp refuses the format). */
 static void field(struct out *o, const char *s, int zero, int right, size_t width)
 {
     size_t len = strlen(s);
     if (!width || len >= width) {
         put(o, s, len);
-    } else if (zero) {
+    } else if (zero && right) {
         size_t skip = s[0] == '-' ? 1 : (s[0] == '0' && s[1] == 'x') ? 2 : 0;
         put(o, s, skip);
         repeat(o, '0', width - len);
@@ -123,9 +125,12 @@ static void field(struct out *o, const char *s, int zero, int right, size_t widt
     }
 }
 
-/* The calling thread's CPU mask as a list of ranges ("0-3,8"). */
+/* The calling thread's CPU mask as a list of ranges ("0-3,8"); under
+ * libomp's ABI as libomp lists it, with ranges of three CPUs or more only
+ * ("0-3,8,9"). */
 static void cpu_list(char *s, size_t size)
 {
+    int min_range = kmp_layer() ? 2 : 1;   /* last - first, at least */
     cpu_set_t set;
     size_t n = 0;
     s[0] = '\0';
@@ -137,6 +142,8 @@ static void cpu_list(char *s, size_t size)
         int last = c;
         while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
             last++;
+        if (last - c < min_range)
+            last = c;   /* listed one by one */
         int k = last > c ? snprintf(s + n, size - n, "%s%d-%d", n ? "," : "", c, last)
                          : snprintf(s + n, size - n, "%s%d", n ? "," : "", c);
         if (k < 0 || (size_t)k >= size - n)
@@ -220,6 +227,15 @@ static size_t format_affinity(char *buffer, size_t size, const char *format)
             break;
         case 'A': cpu_list(num, sizeof num); break;
         default:
+            if (kmp_layer() && *q) {
+                /* as libomp shows an unknown field, a long name included */
+                const char *end = *q == '{' ? strchr(q, '}') : q;
+                if (end) {
+                    q = end;
+                    strcpy(num, "undefined");
+                    break;
+                }
+            }
             /* not a field: kept as written, so the mistake shows */
             if (!*q)
                 q--;
@@ -253,22 +269,23 @@ GOMP_EXPORT void omp_display_affinity(const char *format)
         return;
     omp_capture_affinity(s, len + 1, format);
     s[len] = '\n';
-    fwrite(s, 1, len + 1, stderr);
+    fwrite(s, 1, len + 1, kmp_layer() ? stdout : stderr);   /* where each runtime writes */
     free(s);
 }
 
-/* OMP_DISPLAY_AFFINITY: each thread's last displayed line (NULL: none
- * yet); a thread displays again when the line it would show changes, as
- * libgomp and libomp display again when a thread's team or binding
- * changes.  One write per line, so that threads' lines do not interleave;
- * on stdout under libomp's ABI, on stderr under libgomp's (where each
- * runtime prints them). */
-static pthread_key_t last_line_key;
-static pthread_once_t last_line_once = PTHREAD_ONCE_INIT;
+/* OMP_DISPLAY_AFFINITY: each thread's place in its last displayed team
+ * (NULL: none yet): its level, league team, thread number, team size, CPUs
+ * and the thread numbers above it.  A thread displays again when that changes, as libgomp and
+ * libomp display again when a thread's team or binding changes, and not
+ * when only the format changed (neither runtime does).  One write per
+ * line, so that threads' lines do not interleave; on stdout under libomp's
+ * ABI, on stderr under libgomp's (where each runtime prints them). */
+static pthread_key_t last_key_key;
+static pthread_once_t last_key_once = PTHREAD_ONCE_INIT;
 
-static void last_line_key_make(void)
+static void last_key_key_make(void)
 {
-    pthread_key_create(&last_line_key, free);   /* frees a thread's line at its exit */
+    pthread_key_create(&last_key_key, free);   /* frees a thread's key at its exit */
 }
 
 void gomp_display_affinity_region(int serialized)
@@ -276,7 +293,23 @@ void gomp_display_affinity_region(int serialized)
     /* libgomp displays nothing for a region of one thread, libomp does */
     if (!gomp_icv.display_affinity || (serialized && !kmp_layer()))
         return;
-    pthread_once(&last_line_once, last_line_key_make);
+    pthread_once(&last_key_once, last_key_key_make);
+    char key[1400];
+    size_t klen = format_affinity(key, 1100, "%L %t %n %N %A");
+    klen = klen < 1100 ? klen : 1099;
+    /* and which team: the thread numbers and sizes of every level above,
+     * so that two teams at one level (under different ancestors) differ */
+    for (const struct gomp_level *l = gomp_thr.lv; l && klen < sizeof key - 24; l = l->up)
+        klen += (size_t)snprintf(key + klen, sizeof key - klen, " %d/%d", l->id, l->size);
+    key[klen < sizeof key - 1 ? klen : sizeof key - 1] = '\0';
+    char *last = pthread_getspecific(last_key_key);
+    if (last && !strcmp(last, key))
+        return;
+    char *copy = strdup(key);
+    if (copy && pthread_setspecific(last_key_key, copy) == 0)
+        free(last);
+    else
+        free(copy);
     char buf[512], *s = buf;
     size_t len = omp_capture_affinity(buf, sizeof buf - 1, NULL);
     if (len + 2 > sizeof buf) {
@@ -284,18 +317,9 @@ void gomp_display_affinity_region(int serialized)
             return;
         omp_capture_affinity(s, len + 1, NULL);
     }
-    char *last = pthread_getspecific(last_line_key);
-    if (!last || strcmp(last, s)) {
-        char *copy = strdup(s);
-        if (copy && pthread_setspecific(last_line_key, copy) == 0)
-            free(last);
-        else
-            free(copy);
-        s[len] = '\n';
-        int fd = kmp_layer() ? 1 : 2;
-        ssize_t w = write(fd, s, len + 1);
-        (void)w;   /* nothing to do when the display cannot be written */
-    }
+    s[len] = '\n';
+    ssize_t w = write(kmp_layer() ? 1 : 2, s, len + 1);
+    (void)w;   /* nothing to do when the display cannot be written */
     if (s != buf)
         free(s);
 }
