@@ -70,9 +70,8 @@
 #                  check-numa-vm, check-asan, check-tsan (all run; fails if
 #                  any failed); ends with a total line
 #   check-plain    tests (tools/run-tests) + every example once, in build/,
-#                  then check-gomp-conformance, check-tampi and check-install
-#                  (check-omp-conformance is not in it yet: it fails on the wrong
-#                  results its not-yet list names)
+#                  then check-gomp-conformance, check-omp-conformance,
+#                  check-tampi and check-install
 #   check-install  tests/install/run: install to a temporary prefix; programs
 #                  built with pkg-config (locus, locus-static, locus-gomp,
 #                  locus-mpi), with CMake's find_package(Locus), run without
@@ -445,7 +444,7 @@ $(BUILD)/kmp/stubs.o: $(BUILD)/kmp/stubs.c $(FLAGS_TRACK) | build/config.h
 $(KMP_SO): $(KMP_SHARED_OBJS) $(KMP_OBJS) $(LIB_OBJS) $(BUILD)/kmp/libomp.map
 	$(QUIET_LINK)$(CC) -shared -Wl,-soname,libomp.so.5 \
 		-Wl,--version-script=$(BUILD)/kmp/libomp.map -Wl,--no-undefined \
-		-o $@ $(KMP_SHARED_OBJS) $(KMP_OBJS) $(LIB_OBJS) $(ALL_LDFLAGS) $(LIB_LIBS)
+		-o $@ $(KMP_SHARED_OBJS) $(KMP_OBJS) $(LIB_OBJS) $(ALL_LDFLAGS) $(LIB_LIBS) -latomic
 
 $(KMP_ALIASES): $(KMP_SO)
 	@mkdir -p $(@D)
@@ -556,6 +555,7 @@ check-plain:
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-tests || rc=1; \
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-examples || rc=1; \
 	$(MAKE) --no-print-directory _check-gomp-conformance || rc=1; \
+	$(MAKE) --no-print-directory _check-omp-conformance || rc=1; \
 	$(MAKE) --no-print-directory _check-tampi || rc=1; \
 	$(MAKE) --no-print-directory _check-install INSTALL_TEST_DISTCHECK=1 || rc=1; \
 	exit $$rc

@@ -8,9 +8,7 @@
  * Settings that have no meaning on Locus are accepted and answered
  * plainly: Locus's workers spin LOCUS_SPIN polls and then sleep (not
  * KMP_BLOCKTIME), their stacks are Locus's, and the library mode is
- * always throughput.  The __kmpc_atomic_<type>_<op> family (Intel's
- * Fortran and icc) is not implemented: clang inlines atomics or calls
- * libatomic.
+ * always throughput.  The __kmpc_atomic_<type>_<op> family: atomic.c.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -133,6 +133,14 @@ static void test_task_abi(void **state)
     same_as_libomp("kmp_task_abi");
 }
 
+/* libomp's __kmpc_atomic_* entry points (tests/kmp/kmp_atomic.c) */
+static void test_atomic(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libomp("kmp_atomic");
+}
+
 /* fork() after a region: the child starts a runtime of its own
  * (tests/kmp/kmp_fork.c) */
 static void test_fork(void **state)
@@ -362,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_task_abi),
+        cmocka_unit_test(test_atomic),
         cmocka_unit_test(test_fork),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_unimplemented_is_loud),
