@@ -59,6 +59,7 @@ F(bool, bool_2_cas_cpt, short *, short, short, short *);
 F(char, val_1_cas_cpt, char *, char, char, char *);
 F(void, 4, void *, void *, void (*)(void *, void *, void *));
 F(void, 16, void *, void *, void (*)(void *, void *, void *));
+int __kmpc_global_thread_num(ident_t *);
 
 static int failures;
 
@@ -96,26 +97,28 @@ static void contended(void)
     long double _Complex c10 = 0;
 #pragma omp parallel for
     for (int i = 0; i < N; i++) {
-        __kmpc_atomic_fixed1_add(NULL, 0, &c1, 1);
+        /* libomp's locked forms find the caller by its gtid */
+        int g = __kmpc_global_thread_num(NULL);
+        __kmpc_atomic_fixed1_add(NULL, g, &c1, 1);
         if (i % 1000 == 0)
-            __kmpc_atomic_fixed2_mul(NULL, 0, &s2, 2);
-        __kmpc_atomic_fixed4_add(NULL, 0, &i4, 3);
-        __kmpc_atomic_fixed4_xor(NULL, 0, &x4, i);
-        __kmpc_atomic_fixed4_max(NULL, 0, &m4, i);
-        __kmpc_atomic_fixed8_add(NULL, 0, &i8, (int64_t)1 << 33);
-        __kmpc_atomic_fixed8_min(NULL, 0, &n8, i + 7);
-        __kmpc_atomic_fixed8_orl(NULL, 0, &l8, i == N / 2);
-        __kmpc_atomic_float4_add(NULL, 0, &f4, 0.5f);
-        __kmpc_atomic_float8_add(NULL, 0, &f8, 0.25);
-        __kmpc_atomic_float8_max(NULL, 0, &mx, (double)i);
-        __kmpc_atomic_float10_add(NULL, 0, &f10, 0.125L);
-        __kmpc_atomic_cmplx4_add(NULL, 0, &c4, 1.0f + 2.0f * I);
-        __kmpc_atomic_cmplx8_add(NULL, 0, &c8, 0.5 - 1.0 * I);
-        __kmpc_atomic_cmplx10_add(NULL, 0, &c10, 1.0L * I);
+            __kmpc_atomic_fixed2_mul(NULL, g, &s2, 2);
+        __kmpc_atomic_fixed4_add(NULL, g, &i4, 3);
+        __kmpc_atomic_fixed4_xor(NULL, g, &x4, i);
+        __kmpc_atomic_fixed4_max(NULL, g, &m4, i);
+        __kmpc_atomic_fixed8_add(NULL, g, &i8, (int64_t)1 << 33);
+        __kmpc_atomic_fixed8_min(NULL, g, &n8, i + 7);
+        __kmpc_atomic_fixed8_orl(NULL, g, &l8, i == N / 2);
+        __kmpc_atomic_float4_add(NULL, g, &f4, 0.5f);
+        __kmpc_atomic_float8_add(NULL, g, &f8, 0.25);
+        __kmpc_atomic_float8_max(NULL, g, &mx, (double)i);
+        __kmpc_atomic_float10_add(NULL, g, &f10, 0.125L);
+        __kmpc_atomic_cmplx4_add(NULL, g, &c4, 1.0f + 2.0f * I);
+        __kmpc_atomic_cmplx8_add(NULL, g, &c8, 0.5 - 1.0 * I);
+        __kmpc_atomic_cmplx10_add(NULL, g, &c10, 1.0L * I);
         int32_t one = 1;
-        __kmpc_atomic_4(NULL, 0, &g4, &one, add_i32);
+        __kmpc_atomic_4(NULL, g, &g4, &one, add_i32);
         long double half = 0.5L;
-        __kmpc_atomic_16(NULL, 0, &g16, &half, add_ld);
+        __kmpc_atomic_16(NULL, g, &g16, &half, add_ld);
     }
     int32_t xor_all = 0;
     for (int i = 0; i < N; i++)
