@@ -275,34 +275,59 @@ static int spawn_prio(void (*fn)(void *), const void *data, size_t size,
     return lc_spawn_hinted(fn, data, size, deps, ndeps, -1, prio, NULL, body);
 }
 
+/* A team of one thread, or inside a final task: an included task, and its
+ * dependences are met, as every earlier sibling has run (and every parked
+ * detached one is fulfilled).  A function of its own, with a small frame:
+ * included tasks nest on the thread's stack one frame set per level (a
+ * recursive program run outside any parallel region, tens of thousands
+ * deep, must fit in a stack where it fits under libgomp). */
+static __attribute__((noinline)) void
+task_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+              long arg_align, unsigned flags, void *detach, int has_worker)
+{
+    struct gomp_event ev_local, *ev = NULL;
+    if (flags & TF_DETACH)
+        ev = gomp_event_new(detach, data, 1, &ev_local);
+    if (flags & TF_DEPEND)
+        gomp_detach_wait_parked();
+    run_included(fn, data, cpyfn, arg_size, arg_align, (flags & TF_FINAL) != 0);
+    if (ev && !has_worker && ev->heap)
+        gomp_event_park(ev);
+    else if (ev)
+        gomp_event_wait(ev);
+}
+
+static void task_deferred(struct lc_worker *w, void (*fn)(void *), void *data,
+                          void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                          bool if_clause, unsigned flags, void **depend, int prio, void *detach);
+
 /* Every case but the common one (GOMP_task below); prio as task_priority's. */
 static __attribute__((noinline)) void
 task_general(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
              long arg_align, bool if_clause, unsigned flags, void **depend, int prio,
              void *detach)
 {
-    struct gomp_thread *thr = &gomp_thr;
     struct lc_worker *w = gomp_task_worker();
+    if (!w || gomp_thr.in_final)
+        task_included(fn, data, cpyfn, arg_size, arg_align, flags, detach, w != NULL);
+    else
+        task_deferred(w, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, prio,
+                      detach);
+}
+
+/* A task in a team, outside a final task: queued, or run here when its if
+ * clause is false. */
+static __attribute__((noinline)) void
+task_deferred(struct lc_worker *w, void (*fn)(void *), void *data,
+              void (*cpyfn)(void *, void *), long arg_size, long arg_align, bool if_clause,
+              unsigned flags, void **depend, int prio, void *detach)
+{
     int final = (flags & TF_FINAL) != 0;
     /* detach clause (detach.c): deferred tasks carry the handle into their
-     * body; a task run here is waited for (parked: a later task may fulfil it) */
+     * body; a task run here is waited for */
     struct gomp_event ev_local, *ev = NULL;
     if (flags & TF_DETACH)
-        ev = gomp_event_new(detach, data, !w || thr->in_final || !if_clause, &ev_local);
-
-    if (!w || thr->in_final) {
-        /* a team of one thread, or inside a final task: included task, and
-         * its dependences are met, as every earlier sibling has run (and
-         * every parked detached one is fulfilled) */
-        if (flags & TF_DEPEND)
-            gomp_detach_wait_parked();
-        run_included(fn, data, cpyfn, arg_size, arg_align, final);
-        if (ev && !w && ev->heap)
-            gomp_event_park(ev);
-        else if (ev)
-            gomp_event_wait(ev);
-        return;
-    }
+        ev = gomp_event_new(detach, data, !if_clause, &ev_local);
 
     locus_dep_t stack_deps[STACK_DEPS], *deps = stack_deps;
     size_t ndeps = 0;

@@ -152,6 +152,16 @@ static void test_detach_nested(void **state)
     same_as_libgomp("omp_detach_nested");
 }
 
+/* Included tasks nest on the creating thread's stack: 9,000 levels fit in
+ * 4 MiB, as under libgomp (tests/gomp/omp_included_deep.c; Locus's frames
+ * were three times libgomp's, and BOTS's concom overflowed). */
+static void test_included_deep(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libgomp("omp_included_deep");
+}
+
 /* Undeferred tasks (if(0)) run on the encountering thread, after their
  * dependences, with children of their own (tests/gomp/omp_undeferred.c;
  * issue 29: they were queued, and some ran on other workers). */
@@ -735,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_robust),
         cmocka_unit_test(test_detach_nested),
         cmocka_unit_test(test_undeferred),
+        cmocka_unit_test(test_included_deep),
         cmocka_unit_test(test_spawn_wait),
         cmocka_unit_test(test_alpi),
         cmocka_unit_test(test_worksharing),
