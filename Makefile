@@ -71,7 +71,7 @@
 #                  any failed); ends with a total line
 #   check-plain    tests (tools/run-tests) + every example once, in build/,
 #                  then check-gomp-conformance, check-omp-conformance,
-#                  check-tampi and check-install
+#                  check-peer-suites, check-tampi and check-install
 #   check-install  tests/install/run: install to a temporary prefix; programs
 #                  built with pkg-config (locus, locus-static, locus-gomp,
 #                  locus-mpi), with CMake's find_package(Locus), run without
@@ -79,6 +79,8 @@
 #                  DISTCHECK_QUICK=1 (about 3 minutes)
 #   check-gomp-conformance  gcc's libgomp testsuite on liblocus-gomp
 #                  (tests/libgomp-conformance/run; needs gcc-12-source)
+#   check-peer-suites  BOTS and KASTORS built by clang and gcc on both layers
+#                  (tests/peer-suites/run; part of check-plain)
 #   check-omp-conformance   LLVM's libomp testsuite (openmp/runtime/test of
 #                  clang 14) on liblocus-omp (tests/llvm-conformance/run;
 #                  needs clang-14 and libomp-14-dev, and the network once:
@@ -286,7 +288,7 @@ PROGRAMS = $(TESTS) $(EXAMPLES) $(TOOLS) $(TOOL_SCRIPTS_BUILT) $(BENCH_LOCUS) $(
 FLAGS_TRACK = $(BUILD)/FLAGS.track
 
 .PHONY: all lib gomp omp mpilib check check-plain check-gomp-conformance _check-gomp-conformance \
-	check-omp-conformance _check-omp-conformance \
+	check-omp-conformance _check-omp-conformance check-peer-suites _check-peer-suites \
 	check-tampi _check-tampi \
 	_check-gomp-conformance-san \
 	check-numa-vm check-asan check-tsan check-mpi demo sim-paper install uninstall \
@@ -556,6 +558,7 @@ check-plain:
 	$(MAKE) --no-print-directory BUILD=build SAN=none _run-examples || rc=1; \
 	$(MAKE) --no-print-directory _check-gomp-conformance || rc=1; \
 	$(MAKE) --no-print-directory _check-omp-conformance || rc=1; \
+	$(MAKE) --no-print-directory _check-peer-suites || rc=1; \
 	$(MAKE) --no-print-directory _check-tampi || rc=1; \
 	$(MAKE) --no-print-directory _check-install INSTALL_TEST_DISTCHECK=1 || rc=1; \
 	exit $$rc
@@ -670,6 +673,19 @@ _check-omp-conformance:
 	@echo '=== LLVM libomp testsuite on liblocus-omp (tests/llvm-conformance/run)'
 	@CONFORMANCE_BUILD=build RUN_TESTS_TIMEOUT=1500 RUN_TESTS_LABEL=omp-conformance \
 		tools/run-tests tests/llvm-conformance/run
+
+# BOTS and KASTORS, built by clang-14 and gcc, on liblocus-omp and
+# liblocus-gomp against libomp and libgomp (tests/peer-suites/run says how:
+# the suites are copied from local mirrors or fetched; without either the
+# stage is skipped, with the reason).  Part of check-plain (under 2 minutes).
+check-peer-suites:
+	@$(MAKE) --no-print-directory BUILD=build SAN=none gomp omp
+	@$(MAKE) --no-print-directory _check-peer-suites
+
+_check-peer-suites:
+	@echo '=== BOTS and KASTORS on liblocus-omp and liblocus-gomp (tests/peer-suites/run)'
+	@PEER_BUILD=build RUN_TESTS_TIMEOUT=1200 RUN_TESTS_LABEL=peer-suites \
+		tools/run-tests tests/peer-suites/run
 
 # Real page placement on emulated NUMA nodes: QEMU guests with 2 and 4 nodes
 # (tests/numa-vm/run says how; it skips, with its reason, only where QEMU
