@@ -120,12 +120,14 @@ typedef struct kmp_depend_info {
  * the whole block (taskloop.c). */
 struct lc_kmp_tg;
 struct gomp_event;
+struct lc_kmp_cache;
 struct lc_kmp_task {
     uint64_t id;                  /* __kmpc_get_taskid */
     uint64_t parent_id;
     kmp_int32 flags;              /* KMP_TASK_* */
     int resume;                   /* untied: the body queued itself again to go on */
     size_t size;                  /* of the whole block */
+    struct lc_kmp_cache *home;    /* where the block goes back (taskmem.c) */
     struct gomp_event *ev;        /* detach: the handle, or NULL */
     struct lc_kmp_tg *tg;         /* the taskgroup it was created in (taskred.c) */
     const void *creator;          /* Locus task that queued it (deferred or included?) */
@@ -152,9 +154,11 @@ void lc_kmp_task_run_now(kmp_task_t *t);
 /* A new id for a task (copies of a taskloop's pattern). */
 uint64_t lc_kmp_task_new_id(void);
 /* taskmem.c: a task block of size bytes (a multiple of 64), 64-byte
- * aligned, or NULL; and its return. */
-void *lc_kmp_block_alloc(size_t size);
-void lc_kmp_block_free(void *p, size_t size);
+ * aligned, or NULL, and the cache it goes back to (*home, which the caller
+ * keeps with the block); and its return, from any thread. */
+struct lc_kmp_cache;
+void *lc_kmp_block_alloc(size_t size, struct lc_kmp_cache **home);
+void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home);
 /* Runs the destructors thunk if the task has one, and frees its block. */
 void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t);
 

@@ -48,10 +48,12 @@ KMP_EXPORT kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, kmp_int32 gtid, kmp_i
     size_t off = sizeof(struct lc_kmp_task) + sizeof_kmp_task_t;
     off = (off + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
     size_t size = (off + sizeof_shareds + 63) & ~(size_t)63;
-    struct lc_kmp_task *h = lc_kmp_block_alloc(size);
+    struct lc_kmp_cache *home;
+    struct lc_kmp_task *h = lc_kmp_block_alloc(size, &home);
     if (!h)
         gomp_unsupported("__kmpc_omp_task_alloc", "out of memory for a task");
     memset(h, 0, sizeof *h);
+    h->home = home;
     h->id = lc_kmp_task_new_id();
     h->parent_id = running ? running->id : 0;
     h->flags = flags;
@@ -81,7 +83,7 @@ void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t)
     struct lc_kmp_task *h = lc_kmp_task_of(t);
     if (h->flags & KMP_TASK_DESTRUCTORS)
         t->data1.destructors(gtid, t);
-    lc_kmp_block_free(h, h->size);
+    lc_kmp_block_free(h, h->size, h->home);
 }
 
 /* The body: an untied task's routine returns early where it queued itself

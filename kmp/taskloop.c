@@ -25,10 +25,12 @@ typedef void (*task_dup_t)(kmp_task_t *dst, kmp_task_t *src, kmp_int32 lastpriv)
 static kmp_task_t *task_copy(kmp_task_t *t, size_t lb_off, size_t ub_off, ull lo, ull hi)
 {
     struct lc_kmp_task *src = lc_kmp_task_of(t);
-    struct lc_kmp_task *h = lc_kmp_block_alloc(src->size);
+    struct lc_kmp_cache *home;
+    struct lc_kmp_task *h = lc_kmp_block_alloc(src->size, &home);
     if (!h)
         gomp_unsupported("__kmpc_taskloop", "out of memory for a task");
     memcpy(h, src, src->size);
+    h->home = home;
     h->id = lc_kmp_task_new_id();
     h->tg = lc_kmp_cur_tg;   /* inside the loop's taskgroup */
     h->ev = NULL;

@@ -5,13 +5,27 @@
  * not pay an aligned malloc and a free for each.
  *
  * Blocks are 64-byte aligned, their size a multiple of 64; up to 1 KiB
- * they are cached, CACHE_MAX of each class per thread, the rest freed.  A
- * block freed by the thread that ran its task goes to that thread's
- * cache, whoever allocated it: the caches only ever hold whole blocks of
- * the malloc heap, so any thread may take them.  A thread's cache is
- * freed when it exits (the worker pool restarts with another size).
+ * they are cached.  A block goes back to the cache of the thread that
+ * allocated it (its home, which the caller keeps in the block's header):
+ * freed by that thread, onto its own list (at most CACHE_MAX per class,
+ * the rest to malloc); freed by another, onto the home's return list, a
+ * lock-free stack the home takes whole when its own list is empty.  Tasks
+ * flow from the threads that create them to those that run them, so a
+ * block freed into the runner's cache would leave the creator to malloc
+ * every block, and glibc's arenas then pass each one back across threads
+ * under a lock (the clang granularity benchmark spent a quarter of its
+ * time in malloc and free so).
+ *
+ * A cache lives on the heap, not in thread-local storage, because other
+ * threads write to it: when its thread exits, its blocks are freed and it
+ * is marked gone, and a block returned to it afterwards is freed instead
+ * (there are none in practice: a thread's tasks complete before the
+ * region that created them ends, and with them their blocks).  The small
+ * cache structure itself is not freed, so that such a late return never
+ * writes to freed memory.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "kmp.h"
@@ -24,25 +38,38 @@ struct free_block {
     struct free_block *next;
 };
 
-struct cache {
-    struct free_block *head[NCLASSES];
+struct lc_kmp_cache {
+    struct free_block *head[NCLASSES];       /* the owner's own list */
     unsigned n[NCLASSES];
-    int at_exit;                  /* drop_cache is registered for this thread */
+    _Atomic(struct free_block *) back[NCLASSES];   /* returned by other threads */
+    _Atomic int gone;                        /* its thread has exited */
 };
-static __thread struct cache cache __attribute__((tls_model("initial-exec")));
+
+static __thread struct lc_kmp_cache *mine __attribute__((tls_model("initial-exec")));
+static __thread int no_cache __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
+static void free_list(struct free_block *b)
+{
+    while (b) {
+        struct free_block *next = b->next;
+        free(b);
+        b = next;
+    }
+}
+
 static void drop_cache(void *arg)
 {
-    struct cache *c = arg;
-    for (int k = 0; k < NCLASSES; k++)
-        while (c->head[k]) {
-            struct free_block *b = c->head[k];
-            c->head[k] = b->next;
-            free(b);
-        }
+    struct lc_kmp_cache *c = arg;
+    atomic_store_explicit(&c->gone, 1, memory_order_seq_cst);
+    for (int k = 0; k < NCLASSES; k++) {
+        free_list(c->head[k]);
+        c->head[k] = NULL;
+        free_list(atomic_exchange_explicit(&c->back[k], NULL, memory_order_acquire));
+    }
+    mine = NULL;
 }
 
 static void make_key(void)
@@ -51,35 +78,69 @@ static void make_key(void)
         exit_key = (pthread_key_t)-1;
 }
 
-void *lc_kmp_block_alloc(size_t size)
+/* The calling thread's cache, made on first use; NULL when it cannot be
+ * (blocks are then plain malloc'd ones). */
+static struct lc_kmp_cache *my_cache(void)
 {
-    size_t c = size / BLOCK - 1;
-    if (c < NCLASSES && cache.head[c]) {
-        struct free_block *b = cache.head[c];
-        cache.head[c] = b->next;
-        cache.n[c]--;
+    if (__builtin_expect(mine != NULL, 1))
+        return mine;
+    if (no_cache)
+        return NULL;
+    pthread_once(&exit_once, make_key);
+    struct lc_kmp_cache *c = calloc(1, sizeof *c);
+    if (!c || exit_key == (pthread_key_t)-1 || pthread_setspecific(exit_key, c) != 0) {
+        free(c);
+        no_cache = 1;   /* no way to free its blocks at exit: no cache */
+        return NULL;
+    }
+    return mine = c;
+}
+
+void *lc_kmp_block_alloc(size_t size, struct lc_kmp_cache **home)
+{
+    size_t k = size / BLOCK - 1;
+    struct lc_kmp_cache *c = k < NCLASSES ? my_cache() : NULL;
+    *home = c;
+    if (!c)
+        return aligned_alloc(BLOCK, size);
+    if (!c->head[k] && atomic_load_explicit(&c->back[k], memory_order_relaxed)) {
+        /* take back every block other threads returned */
+        struct free_block *b = atomic_exchange_explicit(&c->back[k], NULL, memory_order_acquire);
+        c->head[k] = b;
+        for (; b; b = b->next)
+            c->n[k]++;
+    }
+    struct free_block *b = c->head[k];
+    if (b) {
+        c->head[k] = b->next;
+        c->n[k]--;
         return b;
     }
     return aligned_alloc(BLOCK, size);
 }
 
-void lc_kmp_block_free(void *p, size_t size)
+void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home)
 {
-    size_t c = size / BLOCK - 1;
-    if (c < NCLASSES && cache.n[c] < CACHE_MAX) {
-        if (__builtin_expect(!cache.at_exit, 0)) {
-            pthread_once(&exit_once, make_key);
-            if (exit_key == (pthread_key_t)-1 || pthread_setspecific(exit_key, &cache) != 0) {
-                free(p);   /* no way to free the cache at exit: no cache */
-                return;
-            }
-            cache.at_exit = 1;
+    size_t k = size / BLOCK - 1;
+    struct free_block *b = p;
+    if (!home) {
+        free(p);
+    } else if (home == mine) {
+        if (home->n[k] < CACHE_MAX) {
+            b->next = home->head[k];
+            home->head[k] = b;
+            home->n[k]++;
+        } else {
+            free(p);
         }
-        struct free_block *b = p;
-        b->next = cache.head[c];
-        cache.head[c] = b;
-        cache.n[c]++;
-        return;
+    } else if (atomic_load_explicit(&home->gone, memory_order_acquire)) {
+        free(p);
+    } else {
+        struct free_block *top = atomic_load_explicit(&home->back[k], memory_order_relaxed);
+        do {
+            b->next = top;
+        } while (!atomic_compare_exchange_weak_explicit(&home->back[k], &top, b,
+                                                        memory_order_release,
+                                                        memory_order_relaxed));
     }
-    free(p);
 }
