@@ -88,8 +88,9 @@
 #   check-numa-vm  tests/numa-vm/run: page placement checked in QEMU guests
 #                  with 2 and 4 emulated NUMA nodes
 #   check-asan     everything rebuilt in build-asan/ with ASan+UBSan, tests run,
-#                  then the conformance stage's task-related tests on that
-#                  build's liblocus-gomp (_check-gomp-conformance-san)
+#                  then both conformance stages' task-related tests on that
+#                  build's liblocus-gomp and liblocus-omp
+#                  (_check-gomp-conformance-san, _check-omp-conformance-san)
 #   check-tsan     the same in build-tsan/ with TSan
 #   check-tampi    tests/tampi/run: TAMPI 4.1 built from third_party/ and its
 #                  tests ported to Locus under mpirun (part of check-plain)
@@ -290,7 +291,7 @@ FLAGS_TRACK = $(BUILD)/FLAGS.track
 .PHONY: all lib gomp omp mpilib check check-plain check-gomp-conformance _check-gomp-conformance \
 	check-omp-conformance _check-omp-conformance check-peer-suites _check-peer-suites \
 	check-tampi _check-tampi \
-	_check-gomp-conformance-san \
+	_check-gomp-conformance-san _check-omp-conformance-san \
 	check-numa-vm check-asan check-tsan check-mpi demo sim-paper install uninstall \
 	deps clean distclean FORCE _run-tests _run-examples check-install _check-install \
 	dist distcheck
@@ -710,6 +711,7 @@ check-asan:
 	@rc=0; \
 	$(MAKE) --no-print-directory BUILD=build-asan SAN=asan _run-tests || rc=1; \
 	$(MAKE) --no-print-directory BUILD=build-asan SAN=asan _check-gomp-conformance-san || rc=1; \
+	$(MAKE) --no-print-directory BUILD=build-asan SAN=asan _check-omp-conformance-san || rc=1; \
 	exit $$rc
 
 check-tsan:
@@ -717,11 +719,18 @@ check-tsan:
 	@rc=0; \
 	$(MAKE) --no-print-directory BUILD=build-tsan SAN=tsan _run-tests || rc=1; \
 	$(MAKE) --no-print-directory BUILD=build-tsan SAN=tsan _check-gomp-conformance-san || rc=1; \
+	$(MAKE) --no-print-directory BUILD=build-tsan SAN=tsan _check-omp-conformance-san || rc=1; \
 	exit $$rc
 
 # The task-related tests of the conformance stage on the sanitized
 # liblocus-gomp of $(BUILD), the sanitizer's runtime preloaded ahead of the
 # gcc-compiled test programs (tests/libgomp-conformance/run says which).
+_check-omp-conformance-san:
+	@echo '=== LLVM libomp testsuite, tasking tests, on $(BUILD)/liblocus-omp ($(SAN))'
+	@$(TEST_ENV) CONFORMANCE_BUILD=$(BUILD) CONFORMANCE_SANITIZER=$(SAN) \
+		RUN_TESTS_TIMEOUT=1500 RUN_TESTS_LABEL=omp-conformance-$(SAN) \
+		tools/run-tests tests/llvm-conformance/run
+
 _check-gomp-conformance-san:
 	@echo '=== gcc libgomp testsuite, task-related tests, on $(BUILD)/liblocus-gomp ($(SAN))'
 	@$(TEST_ENV) CONFORMANCE_BUILD=$(BUILD) CONFORMANCE_SANITIZER=$(SAN) \

@@ -17,12 +17,13 @@
  * time in malloc and free so).
  *
  * A cache lives on the heap, not in thread-local storage, because other
- * threads write to it: when its thread exits, its blocks are freed and it
- * is marked gone, and a block returned to it afterwards is freed instead
- * (there are none in practice: a thread's tasks complete before the
- * region that created them ends, and with them their blocks).  The small
- * cache structure itself is not freed, so that such a late return never
- * writes to freed memory.
+ * threads write to it.  When its thread exits, its blocks are freed and
+ * the cache is kept for the next thread that starts (the worker pool
+ * restarts with another size), so that a block returned late never writes
+ * to freed memory: returned to a cache whose thread is gone, it is freed,
+ * or, in a race with the exit, kept on the return list for the cache's
+ * next owner.  Every cache stays on one global list, whose lock only
+ * threads starting and exiting take.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -42,8 +43,13 @@ struct lc_kmp_cache {
     struct free_block *head[NCLASSES];       /* the owner's own list */
     unsigned n[NCLASSES];
     _Atomic(struct free_block *) back[NCLASSES];   /* returned by other threads */
-    _Atomic int gone;                        /* its thread has exited */
+    _Atomic int gone;                        /* no thread owns it now */
+    struct lc_kmp_cache *next;               /* on the list of every cache */
 };
+
+/* every cache ever made; those whose thread is gone are taken again */
+static struct lc_kmp_cache *caches;
+static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static __thread struct lc_kmp_cache *mine __attribute__((tls_model("initial-exec")));
 static __thread int no_cache __attribute__((tls_model("initial-exec")));
@@ -63,12 +69,15 @@ static void free_list(struct free_block *b)
 static void drop_cache(void *arg)
 {
     struct lc_kmp_cache *c = arg;
+    pthread_mutex_lock(&caches_lock);
     atomic_store_explicit(&c->gone, 1, memory_order_seq_cst);
     for (int k = 0; k < NCLASSES; k++) {
         free_list(c->head[k]);
         c->head[k] = NULL;
+        c->n[k] = 0;
         free_list(atomic_exchange_explicit(&c->back[k], NULL, memory_order_acquire));
     }
+    pthread_mutex_unlock(&caches_lock);
     mine = NULL;
 }
 
@@ -87,10 +96,25 @@ static struct lc_kmp_cache *my_cache(void)
     if (no_cache)
         return NULL;
     pthread_once(&exit_once, make_key);
-    struct lc_kmp_cache *c = calloc(1, sizeof *c);
-    if (!c || exit_key == (pthread_key_t)-1 || pthread_setspecific(exit_key, c) != 0) {
-        free(c);
+    if (exit_key == (pthread_key_t)-1) {
         no_cache = 1;   /* no way to free its blocks at exit: no cache */
+        return NULL;
+    }
+    pthread_mutex_lock(&caches_lock);
+    struct lc_kmp_cache *c = caches;
+    while (c && !atomic_load_explicit(&c->gone, memory_order_relaxed))
+        c = c->next;
+    if (!c && (c = calloc(1, sizeof *c))) {
+        c->next = caches;
+        caches = c;
+    }
+    if (c && pthread_setspecific(exit_key, c) == 0)
+        atomic_store_explicit(&c->gone, 0, memory_order_seq_cst);   /* ours now */
+    else if (c)
+        c = NULL;   /* stays gone, for another thread */
+    pthread_mutex_unlock(&caches_lock);
+    if (!c) {
+        no_cache = 1;
         return NULL;
     }
     return mine = c;
