@@ -232,21 +232,24 @@ KMP_EXPORT void *__kmpc_task_reduction_get_th_data(int gtid, void *tskgrp, void 
                     return it->priv + it->size * (size_t)tid;
                 continue;
             }
+            /* each thread writes its own slot once; the others read it
+             * only to recognise a copy handed to them, so atomically */
             void **copies = (void **)it->priv;
             int hit = data == it->shar;
             for (int j = 0; j < tg->nth && !hit; j++)
-                hit = data == copies[j];
+                hit = data == __atomic_load_n(&copies[j], __ATOMIC_ACQUIRE);
             if (!hit)
                 continue;
-            if (!copies[tid]) {   /* only this thread touches its slot */
-                void *p = aligned_alloc(64, it->size);
-                if (!p)
+            void *mine = __atomic_load_n(&copies[tid], __ATOMIC_RELAXED);
+            if (!mine) {
+                mine = aligned_alloc(64, it->size);
+                if (!mine)
                     no_memory("__kmpc_task_reduction_get_th_data");
-                memset(p, 0, it->size);
-                init_copy(it, p);
-                copies[tid] = p;
+                memset(mine, 0, it->size);
+                init_copy(it, mine);
+                __atomic_store_n(&copies[tid], mine, __ATOMIC_RELEASE);
             }
-            return copies[tid];
+            return mine;
         }
     }
     gomp_unsupported("__kmpc_task_reduction_get_th_data",
