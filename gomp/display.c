@@ -275,11 +275,12 @@ GOMP_EXPORT void omp_display_affinity(const char *format)
 
 /* OMP_DISPLAY_AFFINITY: each thread's place in its last displayed team
  * (NULL: none yet): its level, league team, thread number, team size, CPUs
- * and the thread numbers above it.  A thread displays again when that changes, as libgomp and
- * libomp display again when a thread's team or binding changes, and not
- * when only the format changed (neither runtime does).  One write per
- * line, so that threads' lines do not interleave; on stdout under libomp's
- * ABI, on stderr under libgomp's (where each runtime prints them). */
+ * and the thread numbers above it.  A thread displays again when that
+ * changes, as libgomp and libomp display again when a thread's team or
+ * binding changes, and not when only the format changed (neither runtime
+ * does).  One write per line, so that threads' lines do not interleave; on
+ * stdout under libomp's ABI, on stderr under libgomp's (where each runtime
+ * prints them). */
 static pthread_key_t last_key_key;
 static pthread_once_t last_key_once = PTHREAD_ONCE_INIT;
 

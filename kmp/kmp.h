@@ -156,7 +156,6 @@ uint64_t lc_kmp_task_new_id(void);
 /* taskmem.c: a task block of size bytes (a multiple of 64), 64-byte
  * aligned, or NULL, and the cache it goes back to (*home, which the caller
  * keeps with the block); and its return, from any thread. */
-struct lc_kmp_cache;
 void *lc_kmp_block_alloc(size_t size, struct lc_kmp_cache **home);
 void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home);
 /* Runs the destructors thunk if the task has one, and frees its block. */
