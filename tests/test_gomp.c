@@ -622,16 +622,13 @@ static void test_fork(void **state)
 {
     if (!have_programs(state))
         skip();
-    if (tsan) {
-        /* TSan does not support threads started in the child of a
-         * multithreaded fork ("not supported. Dying", then "dup thread
-         * with used id" with die_after_fork=0): plain and ASan runs check it */
-        print_message("skipping under TSan: threads after a multithreaded fork\n");
-        skip();
-    }
     static const char want[] = "parent before fork: 5050\nchild: 20100\n"
                                "child: team of 2, then 1275\nparent after child: 45150\n";
-    child_fork_sanitizer_options(1);
+    const char *why = child_fork_sanitizer_options(1);
+    if (why) {
+        print_message("skipping: %s\n", why);
+        skip();
+    }
     for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
         struct child_result r;
         char what[128];

@@ -150,14 +150,11 @@ static void test_fork(void **state)
     /* the child keeps the parent's runtime memory unreachable on purpose
      * (gomp/parallel.c: its threads are gone); LeakSanitizer would report
      * it at the child's exit, and fail it */
-    if (tsan) {
-        /* TSan does not support threads started in the child of a
-         * multithreaded fork ("not supported. Dying", then "dup thread
-         * with used id" with die_after_fork=0): plain and ASan runs check it */
-        print_message("skipping under TSan: threads after a multithreaded fork\n");
+    const char *why = child_fork_sanitizer_options(1);
+    if (why) {
+        print_message("skipping: %s\n", why);
         skip();
     }
-    child_fork_sanitizer_options(1);
     same_as_libomp("kmp_fork");
     child_fork_sanitizer_options(0);
 }

@@ -124,9 +124,15 @@ void child_run(struct child_result *r, const char *path, const char *preload,
     slurp(err, r->err, sizeof r->err);
 }
 
-void child_fork_sanitizer_options(int on)
+const char *child_fork_sanitizer_options(int on)
 {
     static char *saved;
+    int tsan = 0;
+    child_san_runtime(&tsan);
+    if (on && tsan)
+        /* "not supported. Dying", then "dup thread with used id" with
+         * die_after_fork=0: plain and ASan runs check these programs */
+        return "TSan cannot start threads in the child of a multithreaded fork";
     if (on) {
         const char *v = getenv("ASAN_OPTIONS");
         free(saved);
@@ -142,6 +148,7 @@ void child_fork_sanitizer_options(int on)
         free(saved);
         saved = NULL;
     }
+    return NULL;
 }
 
 void child_sorted_lines(const char *s, const char *prefix, char *out, size_t size)

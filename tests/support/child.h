@@ -26,8 +26,10 @@ void child_run(struct child_result *r, const char *path, const char *preload,
 
 /* on: the sanitizer setting a program that forks after starting threads
  * needs (ASan: no leak check, the child keeps the parent's runtime
- * unreachable on purpose); off: the caller's setting back. */
-void child_fork_sanitizer_options(int on);
+ * unreachable on purpose); off: the caller's setting back.  Returns NULL,
+ * or (on, under TSan, which cannot run such a program) why the caller is
+ * to skip it, having changed nothing. */
+const char *child_fork_sanitizer_options(int on);
 
 /* The lines of s that start with prefix, sorted, each ending in '\n', in
  * out (size bytes; at most 256 lines of s's first 8 KiB). */

@@ -54,6 +54,18 @@ def load_list(path):
     return d
 
 
+def sanitizer_runtime(cc, sanitizer):
+    """The path of cc's runtime of sanitizer (asan, tsan), to preload ahead
+    of a test program so that a sanitized Locus layer can run in it;
+    skips the stage when cc has none."""
+    lib = f"lib{sanitizer}.so"
+    path = subprocess.run([cc, f"-print-file-name={lib}"], capture_output=True,
+                          text=True).stdout.strip()
+    if not os.path.isabs(path) or not os.path.exists(path):
+        skip(f"conformance: {cc} has no {lib} (the {sanitizer} runtime): not installed")
+    return os.path.realpath(path)
+
+
 def base_env():
     """The caller's environment less every runtime variable and LD_PRELOAD."""
     return {k: v for k, v in os.environ.items()
