@@ -308,6 +308,19 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                void *detach);
 void GOMP_taskwait_depend(void **depend);
+/* task.c: a deferred task whose argument is data itself, which the caller
+ * keeps until the task has run; flags and depend as GOMP_task's.  0, or -1
+ * when it must go through GOMP_task instead (gomp_task_plain false, more
+ * dependences than the short path takes, no memory). */
+int gomp_task_uncopied(void (*fn)(void *), void *data, unsigned flags, void **depend);
+/* Whether a task created now with GOMP_task's flags (which hold neither
+ * final, detach nor priority) may take GOMP_task's common path: a deferred
+ * task of a team's thread, outside a final task and a nested team. */
+static inline int gomp_task_plain(void)
+{
+    const struct gomp_thread *thr = &gomp_thr;
+    return thr->team && !thr->team->nested && !thr->in_final;
+}
 void GOMP_taskgroup_start(void);
 void GOMP_taskgroup_end(void);
 /* reduction.c: task reductions.  A taskgroup of a team (task.c) keeps

@@ -409,6 +409,26 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
                  task_priority(flags, priority), detach);
 }
 
+/* kmp/task.c: GOMP_task's common case for a task whose data its caller
+ * keeps until the task has run (a kmp_task_t block): the task's argument
+ * is data itself, not a copy.  A task without dependences or task group
+ * is then queued light (runtime/policy.h: no descriptor until a worker
+ * takes it), and the block's lines are the only ones its thief pulls.  0,
+ * or -1 where the common case does not apply (the caller goes through
+ * GOMP_task, copying the pointer). */
+int gomp_task_uncopied(void (*fn)(void *), void *data, unsigned flags, void **depend)
+{
+    if (!gomp_task_plain() || (flags & (TF_FINAL | TF_DETACH | TF_PRIORITY)))
+        return -1;
+    size_t n = (flags & TF_DEPEND) && depend ? depend_count(depend) : 0;
+    if (n > FAST_DEPS)
+        return -1;
+    locus_dep_t deps[FAST_DEPS];
+    if (n)
+        depend_convert(depend, deps);
+    return lc_spawn_copied(fn, data, 0, NULL, deps, n) == 0 ? 0 : -1;
+}
+
 GOMP_EXPORT void GOMP_taskwait(void)
 {
     if (gomp_task_worker())

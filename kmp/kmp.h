@@ -116,28 +116,41 @@ typedef struct kmp_depend_info {
 
 /* What liblocus-omp keeps before each kmp_task_t it allocates (task.c):
  * the block is this header, the kmp_task_t with the privates the compiler
- * lays out after it, then the shareds.  A taskloop's tasks are copies of
- * the whole block (taskloop.c). */
+ * lays out after it, the shareds, and last the if0 record.  A taskloop's
+ * tasks are copies of the whole block (taskloop.c).  The header is one
+ * line, and holds only what a queued task's run reads: the block crosses
+ * from its creator's core to its runner's, and every line of it that the
+ * run touches is a line transfer. */
 struct lc_kmp_tg;
 struct gomp_event;
 struct lc_kmp_cache;
+struct lc_task;
 struct lc_kmp_task {
-    uint64_t id;                  /* __kmpc_get_taskid */
-    uint64_t parent_id;
-    kmp_int32 flags;              /* KMP_TASK_* */
-    int resume;                   /* untied: the body queued itself again to go on */
-    size_t size;                  /* of the whole block */
     struct lc_kmp_cache *home;    /* where the block goes back (taskmem.c) */
     struct gomp_event *ev;        /* detach: the handle, or NULL */
     struct lc_kmp_tg *tg;         /* the taskgroup it was created in (taskred.c) */
     const void *creator;          /* Locus task that queued it (deferred or included?) */
-    /* an undeferred task's encountering state, restored at its completion */
+    uint64_t id;                  /* __kmpc_get_taskid */
+    uint64_t parent_id;
+    uint32_t size;                /* of the whole block */
+    kmp_int32 flags;              /* KMP_TASK_* */
+    int resume;                   /* untied: the body queued itself again to go on */
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct lc_kmp_task) == 64, "the kmp task header is one line");
+/* An undeferred task's encountering state, saved at
+ * __kmpc_omp_task_begin_if0 and restored at its completion: at the end of
+ * the block, which a queued task never touches. */
+struct lc_kmp_if0 {
     int saved_final, saved_nt;
     const void *saved_id;
     struct lc_task *saved_cur;
     struct lc_kmp_task *saved_running;
     struct lc_kmp_tg *saved_tg;
-} __attribute__((aligned(64)));
+};
+static inline struct lc_kmp_if0 *lc_kmp_task_if0(struct lc_kmp_task *h)
+{
+    return (struct lc_kmp_if0 *)((char *)h + h->size - sizeof(struct lc_kmp_if0));
+}
 static inline struct lc_kmp_task *lc_kmp_task_of(kmp_task_t *t)
 {
     return (struct lc_kmp_task *)t - 1;

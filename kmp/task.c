@@ -30,11 +30,20 @@
  * restored around each task run here, which nest on the thread's stack. */
 static __thread struct lc_kmp_task *running __attribute__((tls_model("initial-exec")));
 
-static _Atomic uint64_t next_id = 1;
+/* Task ids: each thread takes a range of ID_RANGE at a time, so that a
+ * spawn writes no process-wide counter. */
+#define ID_RANGE 65536
+static _Atomic uint64_t next_range = 1;
+static __thread uint64_t id_next __attribute__((tls_model("initial-exec")));
+static __thread uint64_t id_end __attribute__((tls_model("initial-exec")));
 
 uint64_t lc_kmp_task_new_id(void)
 {
-    return atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
+    if (__builtin_expect(id_next == id_end, 0)) {
+        id_next = atomic_fetch_add_explicit(&next_range, ID_RANGE, memory_order_relaxed);
+        id_end = id_next + ID_RANGE;
+    }
+    return id_next++;
 }
 
 KMP_EXPORT kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, kmp_int32 gtid, kmp_int32 flags,
@@ -47,18 +56,22 @@ KMP_EXPORT kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, kmp_int32 gtid, kmp_i
      * compiler's shareds record needs no more, as in libomp) */
     size_t off = sizeof(struct lc_kmp_task) + sizeof_kmp_task_t;
     off = (off + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
-    size_t size = (off + sizeof_shareds + 63) & ~(size_t)63;
+    if (sizeof_kmp_task_t > UINT32_MAX / 2 || sizeof_shareds > UINT32_MAX / 2)
+        gomp_unsupported("__kmpc_omp_task_alloc", "a task's data of 2 GiB or more");
+    size_t size = (off + sizeof_shareds + sizeof(struct lc_kmp_if0) + 63) & ~(size_t)63;
     struct lc_kmp_cache *home;
     struct lc_kmp_task *h = lc_kmp_block_alloc(size, &home);
     if (!h)
         gomp_unsupported("__kmpc_omp_task_alloc", "out of memory for a task");
-    memset(h, 0, sizeof *h);
     h->home = home;
+    h->ev = NULL;
+    h->tg = lc_kmp_cur_tg;
+    h->creator = NULL;
     h->id = lc_kmp_task_new_id();
     h->parent_id = running ? running->id : 0;
+    h->size = (uint32_t)size;
     h->flags = flags;
-    h->size = size;
-    h->tg = lc_kmp_cur_tg;
+    h->resume = 0;
     kmp_task_t *t = lc_kmp_task_body(h);
     t->shareds = sizeof_shareds ? (char *)h + off : NULL;
     t->routine = task_entry;
@@ -101,10 +114,11 @@ static void run_body(struct lc_kmp_task *h, kmp_int32 gtid)
     } while (h->resume);
 }
 
-/* GOMP_task's function: data is the kmp_task_t pointer. */
-static void run_task(void *arg)
+/* The queued task's function: arg is the kmp_task_t (run_task_direct,
+ * given by gomp_task_uncopied) or a copy of its pointer (run_task, given
+ * by GOMP_task). */
+static void run_kmp_task(kmp_task_t *t)
 {
-    kmp_task_t *t = *(kmp_task_t **)arg;
     struct lc_kmp_task *h = lc_kmp_task_of(t);
     kmp_int32 gtid = lc_kmp_gtid();
     /* spawned (a Locus task of its own), or run at once by GOMP_task on
@@ -137,6 +151,16 @@ static void run_task(void *arg)
     }
 }
 
+static void run_task(void *arg)
+{
+    run_kmp_task(*(kmp_task_t **)arg);
+}
+
+static void run_task_direct(void *arg)
+{
+    run_kmp_task(arg);
+}
+
 void lc_kmp_task_queue(kmp_task_t *t, void **depend, bool if_clause)
 {
     struct lc_kmp_task *h = lc_kmp_task_of(t);
@@ -157,13 +181,27 @@ void lc_kmp_task_queue(kmp_task_t *t, void **depend, bool if_clause)
         prio = t->data2.priority;
     }
     h->creator = lc_self ? (const void *)lc_self->cur : NULL;
-    GOMP_task(run_task, &t, NULL, sizeof t, sizeof t, if_clause, f, depend, prio, NULL);
+    /* the block lives until the task has run: its pointer is the task's
+     * argument where the common case allows, a copy of it otherwise */
+    if (!if_clause || gomp_task_uncopied(run_task_direct, t, f, depend) != 0)
+        GOMP_task(run_task, &t, NULL, sizeof t, sizeof t, if_clause, f, depend, prio, NULL);
 }
 
 KMP_EXPORT kmp_int32 __kmpc_omp_task(ident_t *loc, kmp_int32 gtid, kmp_task_t *t)
 {
     (void)loc;
     (void)gtid;
+    struct lc_kmp_task *h = lc_kmp_task_of(t);
+    /* lc_kmp_task_queue's common case, without its layers: a plain task
+     * in a team (the granularity of the finest tasks is this path's) */
+    struct lc_worker *w = lc_self;
+    if (__builtin_expect(w && h != running && !gomp_icv.cancellation
+                         && !(h->flags & (KMP_TASK_FINAL | KMP_TASK_PRIORITY))
+                         && gomp_task_plain(), 1)) {
+        h->creator = w->cur;
+        if (lc_spawn_copied(run_task_direct, t, 0, NULL, NULL, 0) == 0)
+            return 0;
+    }
     lc_kmp_task_queue(t, NULL, true);
     return 0;   /* TASK_CURRENT_NOT_QUEUED: the compiler ignores it */
 }
@@ -299,12 +337,13 @@ KMP_EXPORT void __kmpc_omp_task_begin_if0(ident_t *loc, kmp_int32 gtid, kmp_task
     (void)gtid;
     struct lc_kmp_task *h = lc_kmp_task_of(t);
     struct gomp_thread *thr = &gomp_thr;
-    h->saved_final = thr->in_final;
-    h->saved_nt = thr->nthreads_var;
-    h->saved_id = thr->task_id;
-    h->saved_cur = thr->task_cur;
-    h->saved_running = running;
-    h->saved_tg = lc_kmp_cur_tg;
+    struct lc_kmp_if0 *s = lc_kmp_task_if0(h);
+    s->saved_final = thr->in_final;
+    s->saved_nt = thr->nthreads_var;
+    s->saved_id = thr->task_id;
+    s->saved_cur = thr->task_cur;
+    s->saved_running = running;
+    s->saved_tg = lc_kmp_cur_tg;
     gomp_task_id_set(h);   /* an address unique while it runs */
     if (h->flags & KMP_TASK_FINAL)
         thr->in_final = 1;
@@ -321,12 +360,13 @@ KMP_EXPORT void __kmpc_omp_task_complete_if0(ident_t *loc, kmp_int32 gtid, kmp_t
     struct gomp_thread *thr = &gomp_thr;
     if (h->resume)
         run_body(h, gtid);   /* an untied task's remaining parts */
-    thr->in_final = h->saved_final;
-    thr->nthreads_var = h->saved_nt;
-    thr->task_id = h->saved_id;
-    thr->task_cur = h->saved_cur;
-    running = h->saved_running;
-    lc_kmp_cur_tg = h->saved_tg;
+    const struct lc_kmp_if0 *s = lc_kmp_task_if0(h);
+    thr->in_final = s->saved_final;
+    thr->nthreads_var = s->saved_nt;
+    thr->task_id = s->saved_id;
+    thr->task_cur = s->saved_cur;
+    running = s->saved_running;
+    lc_kmp_cur_tg = s->saved_tg;
     struct gomp_event *ev = h->ev;
     lc_kmp_task_free(gtid, t);
     if (ev)

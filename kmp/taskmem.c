@@ -24,6 +24,14 @@
  * or, in a race with the exit, kept on the return list for the cache's
  * next owner.  Every cache stays on one global list, whose lock only
  * threads starting and exiting take.
+ *
+ * Blocks returned to another thread go in chains of up to RETURN_BATCH
+ * per size class: the freeing thread gathers them for one home, then
+ * pushes the chain with one compare-and-swap.  A block per push cost each
+ * task an atomic on a line its creator owns, as much as the rest of the
+ * free (the granularity benchmark's independent tasks).  A chain waits at
+ * most until its thread frees a block of that class for another home, or
+ * exits.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,6 +42,7 @@
 #define BLOCK 64
 #define NCLASSES 16
 #define CACHE_MAX 256
+#define RETURN_BATCH 16
 
 struct free_block {
     struct free_block *next;
@@ -54,6 +63,15 @@ static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread struct lc_kmp_cache *mine __attribute__((tls_model("initial-exec")));
 static __thread int no_cache __attribute__((tls_model("initial-exec")));
 
+/* The blocks this thread freed for another thread's cache, not yet
+ * returned: a chain per size class, all for one home. */
+struct return_chain {
+    struct lc_kmp_cache *home;
+    struct free_block *head, *tail;
+    unsigned n;
+};
+static __thread struct return_chain returning[NCLASSES] __attribute__((tls_model("initial-exec")));
+
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
@@ -66,9 +84,33 @@ static void free_list(struct free_block *b)
     }
 }
 
+/* Hands the chain of class k to its home (or frees it, the home's thread
+ * gone). */
+static void return_flush(size_t k)
+{
+    struct return_chain *r = &returning[k];
+    struct lc_kmp_cache *home = r->home;
+    if (!r->head)
+        return;
+    if (atomic_load_explicit(&home->gone, memory_order_acquire)) {
+        free_list(r->head);
+    } else {
+        struct free_block *top = atomic_load_explicit(&home->back[k], memory_order_relaxed);
+        do {
+            r->tail->next = top;
+        } while (!atomic_compare_exchange_weak_explicit(&home->back[k], &top, r->head,
+                                                        memory_order_release,
+                                                        memory_order_relaxed));
+    }
+    r->head = r->tail = NULL;
+    r->n = 0;
+}
+
 static void drop_cache(void *arg)
 {
     struct lc_kmp_cache *c = arg;
+    for (size_t k = 0; k < NCLASSES; k++)
+        return_flush(k);   /* before the lock: a home may be this cache itself */
     pthread_mutex_lock(&caches_lock);
     atomic_store_explicit(&c->gone, 1, memory_order_seq_cst);
     for (int k = 0; k < NCLASSES; k++) {
@@ -157,14 +199,29 @@ void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home)
         } else {
             free(p);
         }
-    } else if (atomic_load_explicit(&home->gone, memory_order_acquire)) {
-        free(p);
-    } else {
+    } else if (!my_cache()) {
+        /* no cache, so no exit hook to return a chain from: one at a time */
         struct free_block *top = atomic_load_explicit(&home->back[k], memory_order_relaxed);
+        if (atomic_load_explicit(&home->gone, memory_order_acquire)) {
+            free(p);
+            return;
+        }
         do {
             b->next = top;
         } while (!atomic_compare_exchange_weak_explicit(&home->back[k], &top, b,
                                                         memory_order_release,
                                                         memory_order_relaxed));
+    } else {
+        struct return_chain *r = &returning[k];
+        if (r->home != home) {
+            return_flush(k);
+            r->home = home;
+        }
+        b->next = r->head;
+        r->head = b;
+        if (!r->tail)
+            r->tail = b;
+        if (++r->n == RETURN_BATCH)
+            return_flush(k);
     }
 }
