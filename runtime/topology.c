@@ -1,7 +1,8 @@
 /*
- * topology.c - NUMA nodes, CPUs and distances from hwloc (style guide item
- * 5), virtual topologies for testing NUMA logic on a one-node machine, and
- * worker placement.  The three distance classes (local 10, near 15, far 40)
+ * topology.c - NUMA nodes, CPUs and distances: the real machine's from
+ * sysfs (machine.c), virtual topologies for testing NUMA logic on a
+ * one-node machine from hwloc (style guide item 5: its synthetic
+ * descriptions and XML files), and worker placement and binding.  The three distance classes (local 10, near 15, far 40)
  * and the bullion-s16 preset are the machine of Caheny et al., "Reducing
  * Cache Coherence Traffic with a NUMA-Aware Runtime Approach" (section 3.2,
  * Table 2); stealing only from the near class follows its section 4.
@@ -9,12 +10,12 @@
  */
 #define _GNU_SOURCE /* CPU_ALLOC & co. */
 #include "topology.h"
+#include "machine.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <hwloc.h>
 #include <limits.h>
-#include <numa.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@
 #define DIST_LOCAL 10
 #define DIST_REMOTE 20  /* the ACPI SLIT default for "remote" */
 #define DIST_MAX 1000
+#define SYSFS "/sys"
 
 struct preset {
     const char *name;
@@ -158,26 +160,6 @@ static int load_hw(hwloc_topology_t *out, const char *synthetic, const char *xml
     return 0;
 }
 
-/* The rank of PU os_index inside its core (0 for the first hyperthread). */
-static int smt_rank(hwloc_topology_t topo, int os_index)
-{
-    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)os_index);
-    hwloc_obj_t core;
-    int rank = 0, i;
-
-    if (pu == NULL)
-        return 0;
-    core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
-    if (core == NULL || core->cpuset == NULL)
-        return 0;
-    hwloc_bitmap_foreach_begin(i, core->cpuset) {
-        if (i >= os_index)
-            break;
-        rank++;
-    } hwloc_bitmap_foreach_end();
-    return rank;
-}
-
 struct rank_pos { int rank, pos, cpu; };
 
 static int cmp_rank_pos(const void *a, const void *b)
@@ -190,17 +172,17 @@ static int cmp_rank_pos(const void *a, const void *b)
 }
 
 /* Reorders real OS CPUs one per core first (see lc_topo_node.cpus). */
-static int order_cores_first(hwloc_topology_t topo, int *cpus, int n)
+static int order_cores_first(int *cpus, int n)
 {
     struct rank_pos *rp;
 
-    if (topo == NULL || n < 2)
+    if (n < 2)
         return 0;
     rp = malloc((size_t)n * sizeof *rp);
     if (rp == NULL)
         return -ENOMEM;
     for (int i = 0; i < n; i++)
-        rp[i] = (struct rank_pos){ smt_rank(topo, cpus[i]), i, cpus[i] };
+        rp[i] = (struct rank_pos){ lc_machine_smt_rank(SYSFS, cpus[i]), i, cpus[i] };
     qsort(rp, (size_t)n, sizeof *rp, cmp_rank_pos);
     for (int i = 0; i < n; i++)
         cpus[i] = rp[i].cpu;
@@ -211,12 +193,12 @@ static int order_cores_first(hwloc_topology_t topo, int *cpus, int n)
 /* ------------------------------------------------------------ building */
 
 /*
- * Fills t->nodes from topo.  mask: the usable PUs (NULL = all of them).
+ * Fills t->nodes from a virtual topology topo.
  * numa_of[i] receives the hwloc NUMA object of node i (NULL when the
  * machine has none).  Virtual topologies number CPUs 0..N-1 in node order.
  */
 static int build_nodes(struct lc_topology *t, hwloc_topology_t topo,
-                       hwloc_const_bitmap_t mask, hwloc_obj_t **numa_of,
+                       hwloc_obj_t **numa_of,
                        const char *spec, char *err, size_t errlen)
 {
     int nnuma = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
@@ -240,8 +222,6 @@ static int build_nodes(struct lc_topology *t, hwloc_topology_t topo,
             continue;
         /* A PU belongs to the first node that has it (DRAM before HBM). */
         hwloc_bitmap_andnot(set, cs, claimed);
-        if (mask != NULL)
-            hwloc_bitmap_and(set, set, mask);
         n = 0;
         while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(topo, set, HWLOC_OBJ_PU, pu)) != NULL)
             n++;
@@ -257,13 +237,9 @@ static int build_nodes(struct lc_topology *t, hwloc_topology_t topo,
             goto out;
         }
         while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(topo, set, HWLOC_OBJ_PU, pu)) != NULL && k < n)
-            nd->cpus[k++] = t->is_virtual ? vcpu++ : (int)pu->os_index;
+            nd->cpus[k++] = vcpu++;
         nd->ncpus = k;
-        nd->os_index = t->is_virtual ? t->nnodes : numa != NULL ? (int)numa->os_index : 0;
-        if (!t->is_virtual && (rc = order_cores_first(topo, nd->cpus, k)) < 0) {
-            rc = fail(err, errlen, rc, spec, "out of memory");
-            goto out;
-        }
+        nd->os_index = t->nnodes;
         (*numa_of)[t->nnodes] = numa;
         t->nnodes++;
         t->ncpus += k;
@@ -352,31 +328,6 @@ out:
 
 /* Real machine fallback: the kernel's SLIT through libnuma; entries it does
  * not know become 20.  Returns 0 when it knows none of them. */
-static int dist_from_libnuma(struct lc_topology *t)
-{
-    int n = t->nnodes, known = 0;
-
-    if (n == 1) {
-        t->dist[0] = DIST_LOCAL;
-        return 1;
-    }
-    if (numa_available() < 0)
-        return 0;
-    for (int a = 0; a < n; a++)
-        for (int b = 0; b < n; b++) {
-            int x = numa_distance(t->nodes[a].os_index, t->nodes[b].os_index);
-
-            if (a == b)
-                x = DIST_LOCAL;
-            else if (x < DIST_LOCAL || x > DIST_MAX)
-                x = DIST_REMOTE;
-            else
-                known++;
-            t->dist[a * n + b] = x;
-        }
-    return known > 0;
-}
-
 /* Two nodes are near when their NUMA objects hang below a common package
  * or group, i.e. the common ancestor is not the machine. */
 static int share_ancestor(hwloc_topology_t topo, hwloc_obj_t x, hwloc_obj_t y)
@@ -488,50 +439,113 @@ static int load_real_cpus(struct lc_topology *t, const char *spec, char *err, si
     if (n < 0)
         return fail(err, errlen, n, spec, "sched_getaffinity failed: %s", strerror(-n));
     t->nreal_cpus = n;
-    if (order_cores_first(t->hw, t->real_cpus, n) < 0)
+    if (order_cores_first(t->real_cpus, n) < 0)
         return fail(err, errlen, -ENOMEM, spec, "out of memory");
     return 0;
+}
+
+/* Adds a node of the real machine: those of its CPUs (cpus, ncpus; all
+ * CPUs when cpus is NULL) that are in the affinity mask and in no earlier
+ * node, in the order of t->real_cpus.  claimed: one flag per entry of
+ * t->real_cpus. */
+static int add_real_node(struct lc_topology *t, int os_index, const int *cpus, int ncpus,
+                         char *claimed, const char *spec, char *err, size_t errlen)
+{
+    struct lc_topo_node *nd = &t->nodes[t->nnodes];
+    int k = 0;
+
+    if ((nd->cpus = malloc((size_t)(t->nreal_cpus > 0 ? t->nreal_cpus : 1) * sizeof *nd->cpus)) == NULL)
+        return fail(err, errlen, -ENOMEM, spec, "out of memory");
+    for (int i = 0; i < t->nreal_cpus; i++) {
+        int c = t->real_cpus[i], in = cpus == NULL;
+
+        for (int j = 0; j < ncpus && !in; j++)
+            in = cpus[j] == c;
+        if (in && !claimed[i]) {
+            claimed[i] = 1;
+            nd->cpus[k++] = c;
+        }
+    }
+    if (k == 0) {
+        free(nd->cpus);
+        nd->cpus = NULL;
+        return 0;   /* no usable CPU (a memory-only node, or outside the mask) */
+    }
+    nd->ncpus = k;
+    nd->os_index = os_index;
+    t->nnodes++;
+    t->ncpus += k;
+    return 1;
 }
 
 static int load_real(struct lc_topology *t, char *err, size_t errlen)
 {
     const char *spec = "";
-    hwloc_topology_t topo;
-    hwloc_bitmap_t mask = NULL;
-    hwloc_obj_t *numa_of = NULL;
+    struct lc_machine m;
+    char *claimed = NULL;
+    int *row = NULL;   /* logical node -> index in m.nodes */
     const char *src;
     int rc;
 
-    if ((rc = load_hw(&topo, NULL, NULL)) < 0)
-        return fail(err, errlen, rc, spec, "hwloc cannot load the machine: %s", strerror(-rc));
-    t->hw = topo;
     snprintf(t->name, sizeof t->name, "machine");
     if ((rc = load_real_cpus(t, spec, err, errlen)) < 0)
         return rc;
-    mask = hwloc_bitmap_alloc();
-    if (mask == NULL)
-        return fail(err, errlen, -ENOMEM, spec, "out of memory");
-    for (int i = 0; i < t->nreal_cpus; i++)
-        hwloc_bitmap_set(mask, (unsigned)t->real_cpus[i]);
-    rc = build_nodes(t, topo, mask, &numa_of, spec, err, errlen);
-    hwloc_bitmap_free(mask);
-    if (rc == 0)
-        rc = alloc_dist(t, spec, err, errlen);
-    if (rc == 0) {
-        if (dist_from_hwloc(t, topo, numa_of))
-            src = "from hwloc";
-        else if (dist_from_libnuma(t))
-            src = "from libnuma";
-        else {
-            dist_default(t, DIST_REMOTE);
-            src = "10/20 (default)";
-        }
-        finish_near(t);
-        snprintf(t->desc, sizeof t->desc,
-                 "this machine: %d NUMA node%s, %d CPU%s of the affinity mask, distances %s",
-                 t->nnodes, t->nnodes == 1 ? "" : "s", t->ncpus, t->ncpus == 1 ? "" : "s", src);
+    if ((rc = lc_machine_read(SYSFS, &m)) < 0)
+        return fail(err, errlen, rc, spec, "cannot read the NUMA nodes under " SYSFS
+                    "/devices/system/node: %s", strerror(-rc));
+    if (m.nnodes > LC_TOPO_MAX_NODES) {
+        rc = fail(err, errlen, -EINVAL, spec, "more than %d NUMA nodes", LC_TOPO_MAX_NODES);
+        goto out;
     }
-    free(numa_of);
+    t->nodes = calloc((size_t)(m.nnodes > 0 ? m.nnodes : 1), sizeof *t->nodes);
+    row = calloc((size_t)(m.nnodes > 0 ? m.nnodes : 1), sizeof *row);
+    claimed = calloc((size_t)(t->nreal_cpus > 0 ? t->nreal_cpus : 1), 1);
+    if (t->nodes == NULL || row == NULL || claimed == NULL) {
+        rc = fail(err, errlen, -ENOMEM, spec, "out of memory");
+        goto out;
+    }
+    /* A CPU belongs to the first node that has it (DRAM before HBM). */
+    for (int i = 0; i < m.nnodes; i++) {
+        row[t->nnodes] = i;
+        if ((rc = add_real_node(t, m.nodes[i].os_index, m.nodes[i].cpus, m.nodes[i].ncpus,
+                                claimed, spec, err, errlen)) < 0)
+            goto out;
+    }
+    if (m.nnodes == 0 && (rc = add_real_node(t, 0, NULL, 0, claimed, spec, err, errlen)) < 0)
+        goto out;
+    if (t->nnodes == 0) {
+        rc = fail(err, errlen, -ENODEV, spec, "no NUMA node has a usable CPU");
+        goto out;
+    }
+    if ((rc = alloc_dist(t, spec, err, errlen)) < 0)
+        goto out;
+    if (t->nnodes == 1) {
+        t->dist[0] = DIST_LOCAL;
+        src = "local only";
+    } else if (m.dist != NULL) {
+        int n = t->nnodes;
+
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++) {
+                int x = m.dist[row[a] * m.nnodes + row[b]];
+
+                t->dist[a * n + b] = a == b ? DIST_LOCAL
+                                     : x <= DIST_LOCAL || x > DIST_MAX ? DIST_REMOTE : x;
+            }
+        src = "from sysfs";
+    } else {
+        dist_default(t, DIST_REMOTE);
+        src = "10/20 (default)";
+    }
+    finish_near(t);
+    snprintf(t->desc, sizeof t->desc,
+             "this machine: %d NUMA node%s, %d CPU%s of the affinity mask, distances %s",
+             t->nnodes, t->nnodes == 1 ? "" : "s", t->ncpus, t->ncpus == 1 ? "" : "s", src);
+    rc = 0;
+out:
+    free(claimed);
+    free(row);
+    lc_machine_free(&m);
     return rc;
 }
 
@@ -594,7 +608,7 @@ static int load_virtual(struct lc_topology *t, const char *spec, const char *syn
                       "(the syntax of lstopo -i, e.g. 'pack:2 numa:1 core:4 pu:1')", desc);
         goto out;
     }
-    if ((rc = build_nodes(t, vt, NULL, &numa_of, spec, err, errlen)) < 0 ||
+    if ((rc = build_nodes(t, vt, &numa_of, spec, err, errlen)) < 0 ||
         (rc = alloc_dist(t, spec, err, errlen)) < 0)
         goto out;
     if (dl != NULL) {
@@ -622,13 +636,7 @@ static int load_virtual(struct lc_topology *t, const char *spec, const char *syn
                  desc, t->nnodes, t->nnodes == 1 ? "" : "s", t->ncpus, t->ncpus == 1 ? "" : "s", src);
     }
 
-    /* The real machine, for binding; without it workers simply run unbound. */
-    {
-        hwloc_topology_t real;
-
-        if (load_hw(&real, NULL, NULL) == 0)
-            t->hw = real;
-    }
+    /* the real CPUs, for binding */
     rc = load_real_cpus(t, spec, err, errlen);
 out:
     if (vt != NULL)
@@ -697,8 +705,6 @@ void lc_topology_free(struct lc_topology *t)
     free(t->dist);
     free(t->near);
     free(t->real_cpus);
-    if (t->hw != NULL)
-        hwloc_topology_destroy((hwloc_topology_t)t->hw);
     memset(t, 0, sizeof *t);
 }
 
@@ -748,28 +754,24 @@ int lc_topology_place_workers(const struct lc_topology *t, int nworkers,
 
 int lc_topology_bind_self(const struct lc_topology *t, int cpu)
 {
-    hwloc_topology_t topo;
-    hwloc_bitmap_t set;
-    int r, e = 0;
+    cpu_set_t *set;
+    size_t sz;
+    int known = 0, r;
 
     if (t == NULL || cpu < 0)
         return -EINVAL;
-    if (t->hw == NULL)
-        return -ENOSYS;
-    topo = t->hw;
-    set = hwloc_bitmap_alloc();
-    if (set == NULL)
+    for (int i = 0; i < t->nreal_cpus && !known; i++)
+        known = t->real_cpus[i] == cpu;
+    if (!known)
+        return -EINVAL;   /* not a CPU of the affinity mask the topology was loaded with */
+    if ((set = CPU_ALLOC(cpu + 1)) == NULL)
         return -ENOMEM;
-    if (hwloc_bitmap_only(set, (unsigned)cpu) != 0 ||
-        !hwloc_bitmap_isincluded(set, hwloc_topology_get_complete_cpuset(topo))) {
-        hwloc_bitmap_free(set);
-        return -EINVAL;
-    }
-    r = hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
-    if (r != 0)
-        e = errno ? errno : EINVAL;
-    hwloc_bitmap_free(set);
-    return r != 0 ? -e : 0;
+    sz = CPU_ALLOC_SIZE(cpu + 1);
+    CPU_ZERO_S(sz, set);
+    CPU_SET_S(cpu, sz, set);
+    r = sched_setaffinity(0, sz, set) != 0 ? -errno : 0;
+    CPU_FREE(set);
+    return r;
 }
 
 /* --------------------------------------------------------------- print */
@@ -880,7 +882,7 @@ void lc_topology_print(const struct lc_topology *t, int nworkers,
         ranges(cpus, sizeof cpus, tmp, t->nreal_cpus);
         fprintf(f, "\nvirtual CPUs: workers bind round-robin to the %d real CPU%s %s%s\n",
                 t->nreal_cpus, t->nreal_cpus == 1 ? "" : "s", cpus,
-                t->hw != NULL ? "" : " (real topology not loaded: unbound)");
+                t->nreal_cpus > 0 ? "" : " (no real CPUs known: unbound)");
     }
 out:
     free(tmp);

@@ -60,8 +60,6 @@ struct lc_topology {
     int is_virtual;               /* 1 when built from LOCUS_TOPOLOGY */
     char name[64];                /* "machine" or the preset / "synthetic" / "xml" */
     char desc[256];               /* one line describing the source */
-    void *hw;                     /* hwloc_topology_t of the real machine (for binding);
-                                     NULL when a virtual topology could not load it */
     int ncpus;                    /* sum of nodes[i].ncpus */
     int *near;                    /* nnodes: smallest remote distance of each row
                                      (10 for a one-node topology) */
@@ -105,8 +103,9 @@ int lc_topology_node_of_os(const struct lc_topology *t, int os_node);
 int lc_topology_place_workers(const struct lc_topology *t, int nworkers,
                               int *worker_node, int *worker_cpu);
 
-/* Binds the calling thread to OS CPU cpu with hwloc (real machine CPU even
- * for a virtual topology).  0 or negative errno. */
+/* Binds the calling thread to OS CPU cpu, one of t->real_cpus (a real
+ * CPU even for a virtual topology).  0 or negative errno (-EINVAL for a
+ * CPU not in real_cpus). */
 int lc_topology_bind_self(const struct lc_topology *t, int cpu);
 
 /* Number of CPUs in the calling process's affinity mask (>= 1). */

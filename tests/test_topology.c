@@ -1,5 +1,7 @@
 /*
- * test_topology.c - tests of runtime/topology.c: the real machine, every
+ * test_topology.c - tests of runtime/topology.c and machine.c: the real
+ * machine, sysfs trees written here (machine.c's reading of nodes, CPUs,
+ * distances and SMT siblings), every
  * preset (bullion-s16 is the machine of Caheny et al., Table 2: local 10,
  * near 15, far 40), synthetic descriptions with and without distances, hwloc
  * XML files written here with hwloc's own export, bad specs, worker
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "machine.h"
 #include "topology.h"
 
 static int total_cpus(const struct lc_topology *t)
@@ -74,7 +77,7 @@ static void test_real_machine(void **state)
     assert_int_equal(lc_topology_load(&t, NULL, err, sizeof err), 0);
     check_shape(&t);
     assert_int_equal(t.is_virtual, 0);
-    assert_non_null(t.hw);
+    assert_non_null(t.real_cpus);
     assert_string_equal(t.name, "machine");
     assert_int_equal(t.dist[0], 10);
     assert_true(t.ncpus <= lc_affinity_cpus());
@@ -501,7 +504,7 @@ static void test_binding(void **state)
     assert_int_equal(lc_topology_load(&t, NULL, err, sizeof err), 0);
     a = bind_in_thread(&t, t.nodes[0].cpus[0]);
     if (a.rc == -ENOSYS || a.rc == -EPERM) {
-        print_message("binding skipped: hwloc_set_cpubind says %s here\n", strerror(-a.rc));
+        print_message("binding skipped: sched_setaffinity says %s here\n", strerror(-a.rc));
         lc_topology_free(&t);
         skip();
     }
@@ -582,6 +585,135 @@ static void test_print(void **state)
     free(buf);
 }
 
+
+/* ---- machine.c on sysfs trees written here ---- */
+
+static void put(const char *root, const char *rel, const char *text)
+{
+    char path[512], cmd[600];
+
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path);
+    assert_int_equal(system(cmd), 0);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *new_tree(void)
+{
+    static char dir[64];
+
+    snprintf(dir, sizeof dir, "/tmp/lc-sysfs-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    return dir;
+}
+
+static void drop_tree(const char *dir)
+{
+    char cmd[128];
+
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_machine_sysfs(void **state)
+{
+    (void)state;
+    struct lc_machine m;
+    char *root = new_tree();
+
+    /* two nodes with CPUs, an HBM node without (node 4, a gap in the
+     * numbering), distances for all three */
+    put(root, "devices/system/node/online", "0-1,4\n");
+    put(root, "devices/system/node/node0/cpulist", "0-1,4\n");
+    put(root, "devices/system/node/node1/cpulist", "2-3,5\n");
+    put(root, "devices/system/node/node4/cpulist", "\n");
+    put(root, "devices/system/node/node0/distance", "10 21 31\n");
+    put(root, "devices/system/node/node1/distance", "21 10 41\n");
+    put(root, "devices/system/node/node4/distance", "31 41 10\n");
+    put(root, "devices/system/cpu/cpu5/topology/thread_siblings_list", "2,5\n");
+    put(root, "devices/system/cpu/cpu2/topology/thread_siblings_list", "2,5\n");
+    assert_int_equal(lc_machine_read(root, &m), 0);
+    assert_int_equal(m.nnodes, 3);
+    assert_int_equal(m.nodes[0].os_index, 0);
+    assert_int_equal(m.nodes[1].os_index, 1);
+    assert_int_equal(m.nodes[2].os_index, 4);
+    assert_int_equal(m.nodes[0].ncpus, 3);
+    assert_int_equal(m.nodes[0].cpus[2], 4);
+    assert_int_equal(m.nodes[1].ncpus, 3);
+    assert_int_equal(m.nodes[1].cpus[0], 2);
+    assert_int_equal(m.nodes[2].ncpus, 0);
+    assert_non_null(m.dist);
+    assert_int_equal(m.dist[0 * 3 + 1], 21);
+    assert_int_equal(m.dist[1 * 3 + 2], 41);
+    assert_int_equal(m.dist[2 * 3 + 2], 10);
+    lc_machine_free(&m);
+    assert_int_equal(m.nnodes, 0);
+    lc_machine_free(&m);   /* twice is harmless */
+    assert_int_equal(lc_machine_smt_rank(root, 5), 1);
+    assert_int_equal(lc_machine_smt_rank(root, 2), 0);
+    assert_int_equal(lc_machine_smt_rank(root, 7), 0);   /* not described: first */
+
+    /* a distance row that does not cover the nodes: no matrix, no error */
+    put(root, "devices/system/node/node1/distance", "21 10\n");
+    assert_int_equal(lc_machine_read(root, &m), 0);
+    assert_int_equal(m.nnodes, 3);
+    assert_null(m.dist);
+    lc_machine_free(&m);
+    put(root, "devices/system/node/node1/distance", "21 ten 41\n");
+    assert_int_equal(lc_machine_read(root, &m), 0);
+    assert_null(m.dist);
+    lc_machine_free(&m);
+
+    /* a cpulist that does not parse is an error, and leaves nothing */
+    put(root, "devices/system/node/node1/cpulist", "2-x\n");
+    assert_int_equal(lc_machine_read(root, &m), -EINVAL);
+    assert_int_equal(m.nnodes, 0);
+    assert_null(m.nodes);
+    put(root, "devices/system/node/node1/cpulist", "3-2\n");
+    assert_int_equal(lc_machine_read(root, &m), -EINVAL);
+    put(root, "devices/system/node/online", "0,,1\n");
+    assert_int_equal(lc_machine_read(root, &m), -EINVAL);
+    drop_tree(root);
+
+    /* a kernel without NUMA: no nodes, not an error */
+    root = new_tree();
+    assert_int_equal(lc_machine_read(root, &m), 0);
+    assert_int_equal(m.nnodes, 0);
+    assert_null(m.dist);
+    drop_tree(root);
+}
+
+/* The real machine read through machine.c agrees with what the kernel
+ * gives libnuma-style tools: every CPU of the affinity mask is in exactly
+ * one node, and the nodes are the kernel's. */
+static void test_real_machine_is_sysfs(void **state)
+{
+    (void)state;
+    struct lc_topology t;
+    struct lc_machine m;
+    char err[512];
+
+    assert_int_equal(lc_machine_read("/sys", &m), 0);
+    assert_int_equal(lc_topology_load(&t, NULL, err, sizeof err), 0);
+    assert_int_equal(t.ncpus, t.nreal_cpus);
+    for (int a = 0; a < t.nnodes; a++) {
+        int found = m.nnodes == 0 && t.nodes[a].os_index == 0;
+
+        for (int i = 0; i < m.nnodes; i++)
+            if (m.nodes[i].os_index == t.nodes[a].os_index) {
+                found = 1;
+                for (int k = 0; k < t.nodes[a].ncpus; k++)
+                    assert_true(in_list(t.nodes[a].cpus[k], m.nodes[i].cpus, m.nodes[i].ncpus));
+            }
+        assert_true(found);
+    }
+    lc_machine_free(&m);
+    lc_topology_free(&t);
+}
+
 int main(void)
 {
     /* A hang fails the run instead of blocking it; nothing here needs a second. */
@@ -598,6 +730,8 @@ int main(void)
         cmocka_unit_test(test_placement),
         cmocka_unit_test(test_binding),
         cmocka_unit_test(test_print),
+        cmocka_unit_test(test_machine_sysfs),
+        cmocka_unit_test(test_real_machine_is_sysfs),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -145,6 +145,9 @@ int lc_pmu_encode(const struct lc_pmu *p, const char *terms, uint64_t config[3],
                   char *err, size_t errlen);
 /* Parses a cpu list "0,28" or "0-3,8"; returns the count or -EINVAL. */
 int lc_parse_cpulist(const char *s, int *cpus, int max);
+/* Reads a small file (a sysfs attribute) into buf, the trailing newline
+ * and blanks removed.  0, or -errno (-EIO on a read error). */
+int lc_read_small(const char *path, char *buf, size_t len);
 /* The socket (physical package) of a CPU, or -1. */
 int lc_cpu_package(const char *sysfs, int cpu);
 

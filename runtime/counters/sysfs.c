@@ -17,8 +17,9 @@
 
 #include "counters/counters.h"
 
-/* Reads a small file into buf, trailing newline removed.  0 or -errno. */
-static int read_small(const char *path, char *buf, size_t len)
+/* Reads a small file into buf, trailing newline removed.  0 or -errno
+ * (also read by machine.c). */
+int lc_read_small(const char *path, char *buf, size_t len)
 {
     FILE *f = fopen(path, "re");
     if (f == NULL)
@@ -130,7 +131,7 @@ int lc_pmu_read(const char *sysfs, const char *name, struct lc_pmu *p, char *err
     p->box = box_number(name);
     snprintf(dir, sizeof dir, "%s/bus/event_source/devices/%s", sysfs, name);
     snprintf(path, sizeof path, "%s/type", dir);
-    if ((r = read_small(path, buf, sizeof buf)) < 0)
+    if ((r = lc_read_small(path, buf, sizeof buf)) < 0)
         return r == -ENOENT || r == -ENOTDIR ? -ENOENT : r;
     char *end;
     unsigned long t = strtoul(buf, &end, 10);
@@ -142,7 +143,7 @@ int lc_pmu_read(const char *sysfs, const char *name, struct lc_pmu *p, char *err
 
     /* Core PMUs have no cpumask: they count on any CPU. */
     snprintf(path, sizeof path, "%s/cpumask", dir);
-    if (read_small(path, buf, sizeof buf) == 0) {
+    if (lc_read_small(path, buf, sizeof buf) == 0) {
         int n = lc_parse_cpulist(buf, p->cpus, LC_CTR_MAX_SOCKETS);
         if (n < 0) {
             snprintf(err, errlen, "%s: cannot parse '%s'", path, buf);
@@ -167,7 +168,7 @@ int lc_pmu_read(const char *sysfs, const char *name, struct lc_pmu *p, char *err
         char fpath[4600];
         snprintf(fpath, sizeof fpath, "%s/%.31s", path, e->d_name);
         struct lc_pmu_field *f = &p->field[p->nfields];
-        if (read_small(fpath, buf, sizeof buf) < 0 || lc_pmu_parse_format(buf, f) < 0) {
+        if (lc_read_small(fpath, buf, sizeof buf) < 0 || lc_pmu_parse_format(buf, f) < 0) {
             snprintf(err, errlen, "%s: cannot parse '%s' (expected e.g. config:0-7,21)",
                      fpath, buf);
             r = -EINVAL;
@@ -285,7 +286,7 @@ int lc_cpu_package(const char *sysfs, int cpu)
     char path[4096], buf[64];
     snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d/topology/physical_package_id",
              sysfs, cpu);
-    if (read_small(path, buf, sizeof buf) < 0)
+    if (lc_read_small(path, buf, sizeof buf) < 0)
         return -1;
     char *end;
     long v = strtol(buf, &end, 10);
