@@ -8,6 +8,10 @@
  * it: here the thread that called locus_init(), so the uncore counts are
  * those of its socket.  Compiled to a stub that says why without
  * HAVE_LIKWID.
+ *
+ * liblikwid is loaded (dlopen) by the probe of a run under likwid-perfctr
+ * -m, not linked: it is a large library whose load took about 11 ms of
+ * every program's start, which only such a run uses.
  */
 #if defined(__has_include)
 #if __has_include("config.h")
@@ -15,7 +19,9 @@
 #endif
 #endif
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +59,47 @@ struct lk_priv {
     int stopped_once;
 };
 
+#ifndef LC_LIKWID_SONAME
+#define LC_LIKWID_SONAME "liblikwid.so"
+#endif
+
+/* The entry points used, found in liblikwid once loaded. */
+#define LK_FNS(X) X(likwid_markerInit) X(likwid_markerThreadInit) \
+    X(likwid_markerRegisterRegion) X(likwid_markerStartRegion) X(likwid_markerStopRegion) \
+    X(likwid_markerGetRegion) X(likwid_markerClose) X(perfmon_getIdOfActiveGroup) \
+    X(perfmon_getNumberOfEvents) X(perfmon_getEventName) X(perfmon_getGroupName)
+#define LK_PTR(f) static __typeof__(&f) lk_##f;
+LK_FNS(LK_PTR)
+#undef LK_PTR
+
+static pthread_once_t lk_once = PTHREAD_ONCE_INIT;
+static char lk_why[256];   /* why liblikwid is not usable, "" when it is */
+
+static void lk_load(void)
+{
+    void *h = dlopen(LC_LIKWID_SONAME, RTLD_NOW | RTLD_GLOBAL);
+    if (h == NULL) {
+        const char *e = dlerror();
+        snprintf(lk_why, sizeof lk_why, "cannot load %s: %s", LC_LIKWID_SONAME,
+                 e != NULL ? e : "dlopen failed");
+        return;
+    }
+#define LK_SYM(f)                                                                   \
+    if (lk_why[0] == '\0' && (*(void **)&lk_##f = dlsym(h, #f)) == NULL)            \
+        snprintf(lk_why, sizeof lk_why, "%s has no %s", LC_LIKWID_SONAME, #f);
+    LK_FNS(LK_SYM)
+#undef LK_SYM
+}
+
 static int lk_probe(const struct lc_ctr_env *env, char *buf, size_t len)
 {
     if (!env->likwid_marker) {
         snprintf(buf, len, NOT_MARKER);
+        return -ENODEV;
+    }
+    pthread_once(&lk_once, lk_load);
+    if (lk_why[0] != '\0') {
+        snprintf(buf, len, "%s", lk_why);
         return -ENODEV;
     }
     buf[0] = '\0';
@@ -71,19 +114,19 @@ static int lk_open(struct lc_counters *c, char *err, size_t errlen)
     if (p == NULL)
         return -ENOMEM;
     c->priv = p;
-    likwid_markerInit();
-    likwid_markerThreadInit();
-    likwid_markerRegisterRegion(REGION);
+    lk_likwid_markerInit();
+    lk_likwid_markerThreadInit();
+    lk_likwid_markerRegisterRegion(REGION);
 
-    int gid = perfmon_getIdOfActiveGroup();
-    int n = gid >= 0 ? perfmon_getNumberOfEvents(gid) : 0;
+    int gid = lk_perfmon_getIdOfActiveGroup();
+    int n = gid >= 0 ? lk_perfmon_getNumberOfEvents(gid) : 0;
     if (n > MAXEV)
         n = MAXEV;
     p->nev = n > 0 ? n : 0;
     lc_ctr_all_unavailable(c, "not in the likwid group measured (likwid-perfctr -g); "
                            "its results are in likwid-perfctr's own output, region 'locus'");
     for (int i = 0; i < p->nev; i++) {
-        const char *name = perfmon_getEventName(gid, i);
+        const char *name = lk_perfmon_getEventName(gid, i);
         p->map[i] = -1;
         for (size_t m = 0; name != NULL && m < NMAP; m++) {
             if (strstr(name, lk_map[m].name) == NULL)
@@ -96,7 +139,7 @@ static int lk_open(struct lc_counters *c, char *err, size_t errlen)
                 k->process = lk_map[m].cls != LOCUS_COUNTER_LINK_BYTES;
                 snprintf(k->unit, sizeof k->unit, "%s", lk_map[m].unit);
                 snprintf(k->reason, sizeof k->reason, "likwid group %s, region 'locus', "
-                         "the socket of the calling thread only", perfmon_getGroupName(gid));
+                         "the socket of the calling thread only", lk_perfmon_getGroupName(gid));
             }
             k->dirs |= lk_map[m].dir == LC_TX ? LOCUS_COUNTER_HAS_TX : LOCUS_COUNTER_HAS_RX;
             size_t used = strlen(k->source);
@@ -113,7 +156,7 @@ static int lk_open(struct lc_counters *c, char *err, size_t errlen)
 static int lk_start(struct lc_counters *c)
 {
     (void)c;
-    return likwid_markerStartRegion(REGION);
+    return lk_likwid_markerStartRegion(REGION);
 }
 
 static int lk_stop(struct lc_counters *c)
@@ -121,7 +164,7 @@ static int lk_stop(struct lc_counters *c)
     struct lk_priv *p = c->priv;
     if (p != NULL)
         p->stopped_once = 1;
-    return likwid_markerStopRegion(REGION);
+    return lk_likwid_markerStopRegion(REGION);
 }
 
 /* The region's totals over all its start/stop pairs: cumulative, as the
@@ -134,7 +177,7 @@ static int lk_read(struct lc_counters *c, struct lc_ctr_snap *snaps)
 
     if (p == NULL || !p->stopped_once)
         return 0; /* likwid has results only once the region was stopped */
-    likwid_markerGetRegion(REGION, &n, ev, &t, &count);
+    lk_likwid_markerGetRegion(REGION, &n, ev, &t, &count);
     for (int i = 0; i < n && i < p->nev; i++) {
         int m = p->map[i];
         if (m < 0)
@@ -150,7 +193,7 @@ static void lk_close(struct lc_counters *c)
 {
     if (c->priv == NULL)
         return;
-    likwid_markerClose(); /* writes the results likwid-perfctr prints */
+    lk_likwid_markerClose(); /* writes the results likwid-perfctr prints */
     free(c->priv);
     c->priv = NULL;
 }
