@@ -1309,6 +1309,38 @@ static int group_teardown(void **state)
     return 0;
 }
 
+/* The likwid backend loads liblikwid only for a run under likwid-perfctr
+ * -m: a program's start does not pay for the library otherwise. */
+static int likwid_mapped(void)
+{
+    char line[4096];
+    int found = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, "/liblikwid") != NULL;
+    fclose(f);
+    return found;
+}
+
+static void test_likwid_loaded_on_demand(void **state)
+{
+    (void)state;
+    struct lc_ctr_env env = { 0 };
+    char why[256];
+
+    assert_false(likwid_mapped());   /* not at the library's load */
+    env.likwid_marker = 0;
+    assert_int_equal(lc_ctr_likwid.probe(&env, why, sizeof why), -ENODEV);
+    assert_non_null(strstr(why, "likwid-perfctr -m"));
+    assert_false(likwid_mapped());
+#ifdef HAVE_LIKWID
+    env.likwid_marker = 1;
+    assert_int_equal(lc_ctr_likwid.probe(&env, why, sizeof why), 0);
+    assert_true(likwid_mapped());
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1327,6 +1359,7 @@ int main(void)
         cmocka_unit_test(test_runtime_report),
 #ifdef HAVE_PAPI
         cmocka_unit_test(test_sde),
+        cmocka_unit_test(test_likwid_loaded_on_demand),
 #endif
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
