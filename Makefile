@@ -187,9 +187,9 @@ MPI_ALL_CFLAGS = $(ALL_CFLAGS) -iquote mpi $(MPI_CFLAGS)
 # support anyway): a C program of ours that loads a C++ library later (the
 # simulator's SimGrid: sim/) keeps new and delete together.
 STDCXX_FIRST = -Wl,--push-state,--no-as-needed -l:libstdc++.so.6 -Wl,--pop-state
-LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(STDCXX_FIRST) $(JEMALLOC_LIBS) $(PAPI_LIBS) $(LIKWID_LIBS) $(OTF2_LIBS) \
+LIB_LIBS = $(HWLOC_LIBS) $(NUMA_LIBS) $(STDCXX_FIRST) $(JEMALLOC_LIBS) $(LIKWID_LIBS) $(OTF2_LIBS) \
 	$(PTHREAD_LIBS) -lm $(LIBS)
-TEST_LIBS = $(LIB_LIBS) $(CMOCKA_LIBS)
+TEST_LIBS = $(LIB_LIBS) $(PAPI_LIBS) $(CMOCKA_LIBS)
 BENCH_LIBS = $(LIB_LIBS) $(BLAS_LIBS)
 SONAME = liblocus.so.0
 # The shared objects' real files carry the whole version (VERSION, through

@@ -162,6 +162,19 @@ static void test_included_deep(void **state)
     same_as_libgomp("omp_included_deep");
 }
 
+/* A program's start does not load the counter backends' libraries
+ * (libpapi with libpfm, liblikwid: milliseconds of relocations) unless a
+ * backend is tried (tests/gomp/omp_lazy_libs.c). */
+static void test_lazy_libs(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    struct child_result r;
+    const char *const env[] = { "LOCUS_COUNTERS=none", "OMP_NUM_THREADS=2", NULL };
+    run(&r, "omp_lazy_libs", 1, env);
+    expect_ok(&r, "omp_lazy_libs on Locus with LOCUS_COUNTERS=none");
+}
+
 /* Undeferred tasks (if(0)) run on the encountering thread, after their
  * dependences, with children of their own (tests/gomp/omp_undeferred.c;
  * issue 29: they were queued, and some ran on other workers). */
@@ -741,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_robust),
         cmocka_unit_test(test_detach_nested),
+        cmocka_unit_test(test_lazy_libs),
         cmocka_unit_test(test_undeferred),
         cmocka_unit_test(test_included_deep),
         cmocka_unit_test(test_spawn_wait),

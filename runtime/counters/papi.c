@@ -5,6 +5,12 @@
  * to a stub that says why when configure found no PAPI (build/config.h
  * HAVE_PAPI).  PAPI is never shut down here: the program may use it too
  * (e.g. to read Locus's own software-defined events, sde.c).
+ *
+ * libpapi is loaded (dlopen) when the backend is first tried, not linked:
+ * with libpfm's tables it cost every program's start about 1.2 ms, and
+ * most runs never try PAPI (counters.c tries it only where perf_event has
+ * uncore PMUs, or when LOCUS_COUNTERS=papi asks).  A program that uses
+ * PAPI itself has it loaded already: the same library serves both.
  */
 #if defined(__has_include)
 #if __has_include("config.h")
@@ -20,7 +26,42 @@
 #include "counters/counters.h"
 
 #ifdef HAVE_PAPI
+#include <dlfcn.h>
 #include <papi.h>
+#include <pthread.h>
+
+#ifndef LC_PAPI_SONAME
+#define LC_PAPI_SONAME "libpapi.so"
+#endif
+
+/* The entry points used, found in libpapi once loaded. */
+#define PAPI_FNS(X) X(PAPI_add_named_event) X(PAPI_assign_eventset_component) \
+    X(PAPI_cleanup_eventset) X(PAPI_create_eventset) X(PAPI_destroy_eventset) \
+    X(PAPI_get_component_index) X(PAPI_get_component_info) X(PAPI_is_initialized) \
+    X(PAPI_library_init) X(PAPI_multiplex_init) X(PAPI_read) X(PAPI_set_multiplex) \
+    X(PAPI_start) X(PAPI_stop) X(PAPI_strerror)
+#define PAPI_PTR(f) static __typeof__(&f) lp_##f;
+PAPI_FNS(PAPI_PTR)
+#undef PAPI_PTR
+
+static pthread_once_t lp_once = PTHREAD_ONCE_INIT;
+static char lp_why[256];   /* why libpapi is not usable, "" when it is */
+
+static void lp_load(void)
+{
+    void *h = dlopen(LC_PAPI_SONAME, RTLD_NOW | RTLD_GLOBAL);
+    if (h == NULL) {
+        const char *e = dlerror();
+        snprintf(lp_why, sizeof lp_why, "cannot load %s: %s", LC_PAPI_SONAME,
+                 e != NULL ? e : "dlopen failed");
+        return;
+    }
+#define PAPI_SYM(f)                                                                  \
+    if (lp_why[0] == '\0' && (*(void **)&lp_##f = dlsym(h, #f)) == NULL)             \
+        snprintf(lp_why, sizeof lp_why, "%s has no %s", LC_PAPI_SONAME, #f);
+    PAPI_FNS(PAPI_SYM)
+#undef PAPI_SYM
+}
 
 #define MAX_PER_SET 32
 
@@ -40,21 +81,26 @@ struct papi_priv {
 
 static int papi_ready(char *buf, size_t len, int *cidx)
 {
-    if (!PAPI_is_initialized()) {
+    pthread_once(&lp_once, lp_load);
+    if (lp_why[0] != '\0') {
+        snprintf(buf, len, "%s", lp_why);
+        return -ENODEV;
+    }
+    if (!lp_PAPI_is_initialized()) {
         lc_sde_preload(); /* PAPI's sde component looks libsde up only now */
-        int v = PAPI_library_init(PAPI_VER_CURRENT);
+        int v = lp_PAPI_library_init(PAPI_VER_CURRENT);
         if (v != PAPI_VER_CURRENT) {
             snprintf(buf, len, "PAPI_library_init failed: %s",
-                     v < 0 ? PAPI_strerror(v) : "version mismatch between papi.h and libpapi");
+                     v < 0 ? lp_PAPI_strerror(v) : "version mismatch between papi.h and libpapi");
             return -ENODEV;
         }
     }
-    int c = PAPI_get_component_index("perf_event_uncore");
+    int c = lp_PAPI_get_component_index("perf_event_uncore");
     if (c < 0) {
         snprintf(buf, len, "PAPI has no perf_event_uncore component");
         return -ENODEV;
     }
-    const PAPI_component_info_t *info = PAPI_get_component_info(c);
+    const PAPI_component_info_t *info = lp_PAPI_get_component_info(c);
     if (info == NULL) {
         snprintf(buf, len, "PAPI: no information on the perf_event_uncore component");
         return -ENODEV;
@@ -133,7 +179,7 @@ static int papi_open(struct lc_counters *c, char *err, size_t errlen)
     }
     pp->t = t;
     c->priv = pp;
-    PAPI_multiplex_init();
+    lp_PAPI_multiplex_init();
 
     /* One event set per box and socket. */
     char names[LC_CTR_MAX_SOCKETS][LC_PMU_NAME_MAX], prefixes[4][LC_PMU_NAME_MAX];
@@ -164,11 +210,11 @@ static int papi_open(struct lc_counters *c, char *err, size_t errlen)
                 ps->es = PAPI_NULL;
                 int pkg = lc_cpu_package(sysfs, pmu.cpus[s]);
                 ps->slot = slot_of(c, pkg >= 0 ? pkg : s);
-                if (ps->slot < 0 || PAPI_create_eventset(&ps->es) != PAPI_OK)
+                if (ps->slot < 0 || lp_PAPI_create_eventset(&ps->es) != PAPI_OK)
                     continue;
                 pp->nset++;
-                if (PAPI_assign_eventset_component(ps->es, cidx) == PAPI_OK &&
-                    PAPI_set_multiplex(ps->es) == PAPI_OK)
+                if (lp_PAPI_assign_eventset_component(ps->es, cidx) == PAPI_OK &&
+                    lp_PAPI_set_multiplex(ps->es) == PAPI_OK)
                     ps->mpx = 1;
                 for (size_t i = 0; i < t->nev && ps->n < MAX_PER_SET; i++) {
                     const struct lc_ctr_event *e = &t->ev[i];
@@ -177,18 +223,18 @@ static int papi_open(struct lc_counters *c, char *err, size_t errlen)
                         continue;
                     snprintf(fmt, sizeof fmt, "%s:cpu=%%d", e->pfm);
                     snprintf(name, sizeof name, fmt, pmu.box, pmu.cpus[s]);
-                    int r = PAPI_add_named_event(ps->es, name);
+                    int r = lp_PAPI_add_named_event(ps->es, name);
                     if (r != PAPI_OK) {
-                        snprintf(why, sizeof why, "PAPI cannot add %.100s: %.60s", name, PAPI_strerror(r));
+                        snprintf(why, sizeof why, "PAPI cannot add %.100s: %.60s", name, lp_PAPI_strerror(r));
                         mark(c, e->classes, why);
                         continue;
                     }
                     ps->ev[ps->n++] = (int)i;
                 }
-                int r = ps->n > 0 ? PAPI_start(ps->es) : PAPI_OK;
+                int r = ps->n > 0 ? lp_PAPI_start(ps->es) : PAPI_OK;
                 if (r != PAPI_OK) {
                     snprintf(why, sizeof why, "PAPI_start on %.60s cpu %d: %.80s", names[b],
-                             pmu.cpus[s], PAPI_strerror(r));
+                             pmu.cpus[s], lp_PAPI_strerror(r));
                     for (int j = 0; j < ps->n; j++)
                         mark(c, t->ev[ps->ev[j]].classes, why);
                     ps->n = 0;
@@ -211,7 +257,7 @@ static int papi_read(struct lc_counters *c, struct lc_ctr_snap *snaps)
     for (int i = 0; i < pp->nset; i++) {
         struct pset *ps = &pp->set[i];
         long long v[MAX_PER_SET];
-        if (ps->n == 0 || PAPI_read(ps->es, v) != PAPI_OK)
+        if (ps->n == 0 || lp_PAPI_read(ps->es, v) != PAPI_OK)
             continue;
         for (int j = 0; j < ps->n; j++) {
             const struct lc_ctr_event *e = &pp->t->ev[ps->ev[j]];
@@ -233,9 +279,9 @@ static void papi_close(struct lc_counters *c)
     for (int i = 0; i < pp->nset; i++) {
         long long v[MAX_PER_SET];
         if (pp->set[i].n > 0)
-            PAPI_stop(pp->set[i].es, v);
-        PAPI_cleanup_eventset(pp->set[i].es);
-        PAPI_destroy_eventset(&pp->set[i].es);
+            lp_PAPI_stop(pp->set[i].es, v);
+        lp_PAPI_cleanup_eventset(pp->set[i].es);
+        lp_PAPI_destroy_eventset(&pp->set[i].es);
     }
     free(pp->set);
     free(pp);
