@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "kmp.h"
+#include "runtime.h"
 
 void omp_set_num_threads(int n);
 void omp_set_dynamic(int v);
@@ -32,6 +33,7 @@ void omp_destroy_allocator(uintptr_t allocator);
 void omp_set_default_allocator(uintptr_t allocator);
 uintptr_t omp_get_default_allocator(void);
 int gomp_target_offload_mandatory(void);
+kmp_int32 __kmpc_cancellationpoint(ident_t *loc, kmp_int32 gtid, kmp_int32 kind);
 void GOMP_atomic_start(void);
 void GOMP_atomic_end(void);
 
@@ -194,6 +196,26 @@ KMP_EXPORT void kmp_set_warnings_on(void)
 
 KMP_EXPORT void kmp_set_warnings_off(void)
 {
+}
+
+/* libomp: whether cancellation of this kind (1 parallel, 2 loop, 3
+ * sections, 4 taskgroup) is requested for the calling thread's innermost
+ * such construct; the question __kmpc_cancellationpoint asks (sync.c),
+ * which only reads. */
+KMP_EXPORT int kmp_get_cancellation_status(int kind)
+{
+    return __kmpc_cancellationpoint(NULL, 0, kind);
+}
+
+/* libomp: the threads it has (__kmp_nth, read unsynchronized: "it can
+ * change at any moment"); here the workers of the Locus runtime this
+ * layer runs on, the initial thread among them, or 1 before the first
+ * parallel region starts it.  Extra threads of nested teams (nest.c) are
+ * not counted. */
+KMP_EXPORT int kmp_get_num_known_threads(void)
+{
+    struct lc_runtime *rt = __atomic_load_n(&lc_rt, __ATOMIC_RELAXED);
+    return rt ? rt->nworkers : 1;
 }
 
 /* --- what clang may call into the runtime for --- */

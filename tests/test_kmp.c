@@ -141,6 +141,17 @@ static void test_atomic(void **state)
     same_as_libomp("kmp_atomic");
 }
 
+/* libomp's Fortran bindings called as a Fortran compiler calls them, the
+ * kmp affinity-mask API, the host's interop queries, ompt_start_tool
+ * (tests/kmp/kmp_fortran_ext.c: its own checks fail it; bad input and the
+ * interop answers libomp does not give are checked on Locus only) */
+static void test_fortran_ext(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libomp("kmp_fortran_ext");
+}
+
 /* fork() after a region: the child starts a runtime of its own
  * (tests/kmp/kmp_fork.c) */
 static void test_fork(void **state)
@@ -250,14 +261,14 @@ static void test_unimplemented_is_loud(void **state)
     struct child_result r;
     run(&r, "kmp_unsupported", 1, NULL);
     if (!WIFSIGNALED(r.status) || WTERMSIG(r.status) != SIGABRT)
-        fail_msg("kmp_get_affinity_max_proc on Locus: expected SIGABRT, status 0x%x\n%s%s",
+        fail_msg("__kmp_get_reduce_method on Locus: expected SIGABRT, status 0x%x\n%s%s",
                  r.status, r.out, r.err);
-    assert_non_null(strstr(r.err, "liblocus-omp: kmp_get_affinity_max_proc: not implemented"));
-    assert_null(strstr(r.out, "max proc"));   /* it stopped before printing */
+    assert_non_null(strstr(r.err, "liblocus-omp: __kmp_get_reduce_method: not implemented"));
+    assert_null(strstr(r.out, "reduce method"));   /* it stopped before printing */
     if (!tsan) {
         run(&r, "kmp_unsupported", 0, NULL);
-        expect_ok(&r, "kmp_get_affinity_max_proc on libomp");
-        assert_non_null(strstr(r.out, "max proc"));
+        expect_ok(&r, "__kmp_get_reduce_method on libomp");
+        assert_non_null(strstr(r.out, "reduce method"));
     }
 }
 
@@ -368,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_task_abi),
         cmocka_unit_test(test_atomic),
+        cmocka_unit_test(test_fortran_ext),
         cmocka_unit_test(test_fork),
         cmocka_unit_test(test_really_on_locus),
         cmocka_unit_test(test_unimplemented_is_loud),

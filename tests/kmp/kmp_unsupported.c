@@ -1,14 +1,16 @@
 /*
  * kmp_unsupported.c - calls an entry point of libomp that liblocus-omp
- * does not implement (Intel's affinity extension: Locus binds its workers
- * by LOCUS_BIND), to see the program stop with its name (test_kmp).
+ * does not implement (__kmp_get_reduce_method, an internal of libomp's
+ * that its exports list carries: nothing a compiler emits), to see the
+ * program stop with its name (test_kmp).
  */
-#include <omp.h>
 #include <stdio.h>
+
+int __kmp_get_reduce_method(void);
 
 int main(void)
 {
-    int n = kmp_get_affinity_max_proc();
-    printf("max proc %d\n", n > 0);
+    int m = __kmp_get_reduce_method();
+    printf("reduce method %d\n", m >= 0);
     return 0;
 }
