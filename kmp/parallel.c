@@ -90,6 +90,14 @@ KMP_EXPORT void __kmpc_push_num_threads(ident_t *loc, kmp_int32 gtid, kmp_int32 
     lc_kmp_push.num_threads = num_threads > 0 ? num_threads : 0;
 }
 
+/* As in libomp: the next fork takes a pushed num_threads and clears it,
+ * so there is nothing left to pop. */
+KMP_EXPORT void __kmpc_pop_num_threads(ident_t *loc, kmp_int32 gtid)
+{
+    (void)loc;
+    (void)gtid;
+}
+
 /* proc_bind: Locus binds its workers once, by LOCUS_BIND (as a gcc
  * program's proc_bind clause, which gomp/ accepts and leaves alone). */
 KMP_EXPORT void __kmpc_push_proc_bind(ident_t *loc, kmp_int32 gtid, int proc_bind)
