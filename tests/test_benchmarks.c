@@ -564,6 +564,27 @@ static int gran_check_results(const char *what, const char *out, const char *imp
     return problems;
 }
 
+/* The number of RESULT lines of out whose params do not end in
+ * ",shape=master" (each printed): --shape master's lines say so. */
+static int gran_not_master(const char *what, const char *out)
+{
+    int problems = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (strncmp(p, "RESULT ", 7) != 0)
+            continue;
+        char line[1024], params[512];
+        size_t n = strcspn(p, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+        result_field(line, "params", params, sizeof params);
+        size_t l = strlen(params);
+        if (l < 13 || strcmp(params + l - 13, ",shape=master") != 0) {
+            print_error("%s: a RESULT line without shape=master:\n%s\n", what, line);
+            problems++;
+        }
+    }
+    return problems;
+}
+
 /* The METG benchmark on Locus: --quick, every pattern at every size verified. */
 static void test_granularity_quick(void **state)
 {
@@ -582,6 +603,47 @@ static void test_granularity_quick(void **state)
                  problems);
     }
     run_free(&r);
+}
+
+/*
+ * --shape master (the shape of issue 28's other benchmark: one measurement
+ * a process from before the first region, the master spawning step by
+ * step), --quick, every pattern at every size verified: natively and with
+ * the gcc OpenMP program on liblocus-gomp.  The program runs itself once a
+ * measurement, so this also checks that the children's lines all arrive.
+ */
+static void test_granularity_master(void **state)
+{
+    (void)state;
+    char path[PATH_MAX + 64], omp[PATH_MAX + 64], e_lib[PATH_MAX + 96];
+    if (!need_bench("granularity", path, sizeof path)
+        || !need_bench("granularity-omp", omp, sizeof omp))
+        return;
+    snprintf(e_lib, sizeof e_lib, "LD_LIBRARY_PATH=%s/gomp", g_build);
+    const char *on_locus[] = { "LOCUS_THREADS=2", NULL };
+    const char *on_layer[] = { "OMP_NUM_THREADS=2", e_lib, "LD_PRELOAD=", NULL };
+    struct { const char *impl, *prog, *const *set; } runs[] = {
+        { "locus", path, on_locus }, { "locus-gomp", omp, on_layer },
+    };
+    for (size_t i = 0; i < 2; i++) {
+        if (i == 1 && g_tsan) {
+            print_message("skipping the OpenMP program under TSan (gcc's OpenMP code is not "
+                          "instrumented)\n");
+            break;
+        }
+        char *argv[] = { (char *)runs[i].prog, "--quick", "--shape", "master", NULL };
+        char what[2 * PATH_MAX + 256];
+        snprintf(what, sizeof what, "%s %s --quick --shape master", runs[i].set[0], runs[i].prog);
+        print_message("%s\n", what);
+        struct run r = run_prog(argv, runs[i].set, RUN_TIMEOUT_S);
+        int problems = gran_check_results(what, r.out, runs[i].impl, GRAN_QUICK_GRAINS, "1")
+                       + gran_not_master(what, r.out);
+        if (r.status != 0 || problems) {
+            describe(what, &r);
+            fail_msg("%s: exit %d, %d problem(s) in its RESULT lines", what, r.status, problems);
+        }
+        run_free(&r);
+    }
 }
 
 /*
@@ -657,7 +719,9 @@ static void test_kernel_bound(void **state)
 }
 
 /* A run that skips or duplicates a task must fail verification in every
- * pattern (exit 1, verified=0, a message on stderr). */
+ * pattern (exit 1, verified=0, a message on stderr), in both shapes (in
+ * master's, each measurement is a child process whose failure the parent's
+ * exit status must carry). */
 static void test_granularity_faults(void **state)
 {
     (void)state;
@@ -670,14 +734,18 @@ static void test_granularity_faults(void **state)
         skip();
     }
     static const char *const faults[] = { "skip", "dup" };
-    for (size_t f = 0; f < 2; f++) {
-        char *argv[] = { path, "--quick", "--grain", "1000", "--fault", (char *)faults[f], NULL };
+    static const char *const shapes[] = { "ours", "master" };
+    for (size_t f = 0; f < 4; f++) {
+        char *argv[] = { path, "--quick", "--grain", "1000", "--fault", (char *)faults[f % 2],
+                         "--shape", (char *)shapes[f / 2], NULL };
         const char *set[] = { "LOCUS_THREADS=2", NULL };
         char what[PATH_MAX + 128];
-        snprintf(what, sizeof what, "%s --quick --grain 1000 --fault %s", path, faults[f]);
+        snprintf(what, sizeof what, "%s --quick --grain 1000 --fault %s --shape %s", path,
+                 faults[f % 2], shapes[f / 2]);
         print_message("LOCUS_THREADS=2 %s\n", what);
         struct run r = run_prog(argv, set, RUN_TIMEOUT_S);
-        int problems = gran_check_results(what, r.out, "locus", 1, "0");
+        int problems = gran_check_results(what, r.out, "locus", 1, "0")
+                       + (f / 2 ? gran_not_master(what, r.out) : 0);
         if (r.status != 1 || problems || !strstr(r.err, "differ from the serial replay")) {
             describe(what, &r);
             fail_msg("%s: exit %d, %d problem(s); expected exit 1, verified=0 in every pattern "
@@ -732,11 +800,11 @@ static void test_granularity_bad_params(void **state)
     static const char *const bad[][4] = {
         { "--grain", "5" }, { "--grain", "1000,x" }, { "--pattern", "bogus" },
         { "--fault", "twice" }, { "--budget-ms", "0" }, { "--iters-per-us", "-1" },
-        { "--no-such-option" }, { "--grain" },
+        { "--no-such-option" }, { "--grain" }, { "--shape", "single" },
     };
     static const char *const bad_driver[][4] = {
         { "--threads", "0" }, { "--pattern", "bogus" }, { "--runtimes", "tbb" },
-        { "--grain", "5" }, { "--quick=1" }, { "--no-such-option" },
+        { "--grain", "5" }, { "--quick=1" }, { "--no-such-option" }, { "--shape", "single" },
     };
     int failed = 0;
     for (int d = 0; d < 2; d++) {
@@ -815,6 +883,39 @@ static void test_granularity_driver(void **state)
         if (stat(p, &st) != 0 || st.st_size == 0)
             fail_msg("metg did not write %s", p);
     }
+
+    /* --shape master: its own table and files, the default shape's left as they were. */
+    static const char *const master_patterns[] = { "independent", "stencil_1d_1x", "nearest_r3" };
+    snprintf(p, sizeof p, "%s/metg.md", out);
+    char *ours_md = slurp(p);
+    char *master[] = { driver, "--quick", "--shape", "master", "--threads", "2", "--bin-dir",
+                       bindir, "--out", out, NULL };
+    print_message("%s --quick --shape master --threads 2\n", driver);
+    r = run_prog(master, NULL, RUN_TIMEOUT_S);
+    ok = r.status == 0 && strstr(r.out, "measurements verified")
+         && strstr(r.out, "## METG(50%), 2 workers, master shape");
+    for (size_t i = 0; ok && i < 3; i++) {
+        char row[64];
+        snprintf(row, sizeof row, "\n| %s |", master_patterns[i]);
+        ok = strstr(r.out, row) != NULL;
+    }
+    if (!ok) {
+        describe("metg --quick --shape master", &r);
+        fail_msg("metg --quick --shape master: exit %d; expected exit 0, every measurement "
+                 "verified and a master-shape METG row for independent, stencil_1d_1x and "
+                 "nearest_r3", r.status);
+    }
+    run_free(&r);
+    snprintf(p, sizeof p, "%s/metg-master.md", out);
+    if (stat(p, &st) != 0 || st.st_size == 0)
+        fail_msg("metg --shape master did not write %s", p);
+    snprintf(p, sizeof p, "%s/metg.md", out);
+    char *ours_after = slurp(p);
+    int same = strcmp(ours_md, ours_after) == 0;
+    free(ours_md);
+    free(ours_after);
+    if (!same)
+        fail_msg("metg --shape master changed %s (the default shape's table)", p);
 
     /* Without the compiler, libomp is skipped with the reason, not failed. */
     char *no_clang[] = { driver, "--quick", "--threads", "2", "--pattern", "wavefront",
@@ -911,6 +1012,8 @@ int main(int argc, char **argv)
           NULL, NULL, NULL },
         { "granularity-omp: --quick on libgomp and liblocus-gomp", test_granularity_omp, NULL,
           NULL, NULL },
+        { "granularity --shape master: Locus and liblocus-gomp, every pattern verified",
+          test_granularity_master, NULL, NULL, NULL },
         { "granularity: bad options exit 2", test_granularity_bad_params, NULL, NULL, NULL },
         { "benchmarks/granularity/metg --quick: table, files", test_granularity_driver, NULL,
           NULL, NULL },

@@ -42,6 +42,10 @@
  * 0, a duplicated one 2y) and every final cell (a task run before its
  * inputs were written reads wrong values).
  *
+ * Two shapes (--shape): ours, every measurement in one process after a
+ * warm-up (gran_run_all below), and master, one measurement a process from
+ * before the runtime's first parallel region (granularity_master.h).
+ *
  * Header-only: each program is built from one .c file.
  */
 #ifndef GRANULARITY_COMMON_H
@@ -377,6 +381,15 @@ static long gran_verify(const struct gran_graph *g, uint64_t *sum)
 
 enum gran_fault { GF_NONE, GF_SKIP, GF_DUP };
 
+/* How a graph is spawned and timed.  GS_OURS: one program run measures
+ * every (pattern, grain), each graph spawned by one thread (Locus's initial
+ * thread, OpenMP's single) and ended by a taskwait, after an untimed
+ * warm-up.  GS_MASTER: the shape of an independent OpenMP task benchmark
+ * (issue 28): one measurement a process, timed from before the runtime's
+ * first parallel region to after its closing barrier, the master spawning
+ * step by step; granularity_master.h. */
+enum gran_shape { GS_OURS, GS_MASTER };
+
 struct gran_opts {
     bool on[GP_COUNT];
     long grains[GRAN_MAX_GRAINS];   /* ns, as given */
@@ -387,6 +400,7 @@ struct gran_opts {
     bool calibrate_only;
     bool quick;
     enum gran_fault fault;
+    enum gran_shape shape;
 };
 
 static void gran_usage(FILE *f, const char *prog)
@@ -408,6 +422,13 @@ static void gran_usage(FILE *f, const char *prog)
             "  --quick           grains 100000,10000,1000,100, budget 2 ms, 5000 tasks\n"
             "                    at most (a smoke test; explicit options win)\n"
             "  --fault skip|dup  spawn one task fewer or one twice: verification must fail\n"
+            "  --shape S         ours (default): every pattern and size in this process,\n"
+            "                    one spawning thread (single), a taskwait a graph, after a\n"
+            "                    warm-up; master: one measurement a process, timed from\n"
+            "                    before the first parallel region (Locus: locus_init) to\n"
+            "                    after its closing barrier, the master thread spawning\n"
+            "                    step by step (several sizes or patterns: this program\n"
+            "                    runs itself once for each)\n"
             "  --help            this text\n"
             "Workers: LOCUS_THREADS (Locus) or OMP_NUM_THREADS (OpenMP).  Exit 1 when a\n"
             "run fails verification, 2 for bad options.\n",
@@ -455,7 +476,7 @@ static void gran_parse_grains(const char *prog, const char *v, struct gran_opts 
 static void gran_parse_options(int argc, char **argv, struct gran_opts *o)
 {
     static const char *const with_value[] = { "--pattern", "--grain", "--budget-ms", "--max-tasks",
-                                              "--iters-per-us", "--fault", NULL };
+                                              "--iters-per-us", "--fault", "--shape", NULL };
     const char *prog = "granularity";
     bool any_pattern = false, grains_given = false, budget_given = false, max_given = false;
     memset(o, 0, sizeof *o);
@@ -496,6 +517,13 @@ static void gran_parse_options(int argc, char **argv, struct gran_opts *o)
                 o->fault = GF_DUP;
             else
                 bench_bad_usage(prog, "--fault '%s': expected skip or dup", v);
+        } else if (strcmp(name, "--shape") == 0) {
+            if (strcmp(v, "ours") == 0)
+                o->shape = GS_OURS;
+            else if (strcmp(v, "master") == 0)
+                o->shape = GS_MASTER;
+            else
+                bench_bad_usage(prog, "--shape '%s': expected ours or master", v);
         } else {
             bench_bad_usage(prog, "unknown option '%s'", name);
         }
@@ -547,6 +575,49 @@ static double gran_setup(int argc, char **argv, struct gran_opts *o)
 }
 
 /*
+ * Verifies a measured graph (pattern p, `grain` ns, dt seconds on `workers`)
+ * against its serial replay and prints its RESULT line; `extra` (or NULL)
+ * is appended to the line's params.  Returns 1 when verification failed.
+ */
+static int gran_report(const struct gran_opts *o, const struct gran_graph *g, int p, long grain,
+                       double dt, int workers, const char *impl, const char *extra)
+{
+    uint64_t sum = 0, iters = g->iters;
+    long bad = gran_verify(g, &sum);
+    double task_ns = dt * 1e9 * workers / (double)g->tasks;
+    char params[320];
+    snprintf(params, sizeof params,
+             "pattern=%s,grain_ns=%ld,iters=%llu,width=%d,steps=%ld,tasks=%ld,threads=%d,"
+             "task_ns=%.1f,checksum=%016llx%s%s",
+             gran_pattern_name[p], grain, (unsigned long long)iters, g->width, g->steps,
+             g->tasks, workers, task_ns, (unsigned long long)sum, extra ? "," : "",
+             extra ? extra : "");
+    struct bench_result r = {
+        .benchmark = "granularity",
+        .size = o->quick ? "quick" : "custom",
+        .params = params,
+        .seconds = dt,
+        .metric = (double)g->tasks * (double)iters / dt / 1e9,
+        .metric_unit = "Giter/s",
+        .verified = bad == 0,
+        .blas = "none",
+        .impl = impl,
+    };
+    if (bad > 0)
+        fprintf(stderr, "granularity: %s at %ld ns on %s: %ld slot(s)/cell(s) differ from "
+                "the serial replay\n", gran_pattern_name[p], grain, impl, bad);
+    bench_print(&r);
+    return bad != 0;
+}
+
+/* The number of kernel iterations of a `grain` ns body. */
+static uint64_t gran_iters(long grain, double iters_per_us)
+{
+    uint64_t iters = (uint64_t)llround((double)grain * iters_per_us / 1000.0);
+    return iters ? iters : 1;
+}
+
+/*
  * Runs every pattern at every grain on the calling (spawning) thread and
  * prints a human line and a RESULT line for each.  Returns the number of
  * measurements that failed verification.
@@ -569,9 +640,7 @@ static int gran_run_all(const struct gran_opts *o, const char *impl, int workers
         gran_graph_free(&g);
         for (int i = 0; i < o->ngrains; i++) {
             long grain = o->grains[i];
-            uint64_t iters = (uint64_t)llround((double)grain * iters_per_us / 1000.0);
-            if (iters == 0)
-                iters = 1;
+            uint64_t iters = gran_iters(grain, iters_per_us);
             if (gran_graph_init(&g, p, workers, gran_tasks_for(o, grain, workers), iters) != 0)
                 bench_die("granularity", "out of memory");
             gran_graph_reset(&g);
@@ -579,32 +648,7 @@ static int gran_run_all(const struct gran_opts *o, const char *impl, int workers
             double t0 = bench_now();
             spawn(&g, o->fault == GF_SKIP ? mid : -1, o->fault == GF_DUP ? mid : -1);
             double dt = bench_now() - t0;
-            uint64_t sum = 0;
-            long bad = gran_verify(&g, &sum);
-            if (bad != 0)
-                failed++;
-            double task_ns = dt * 1e9 * workers / (double)g.tasks;
-            char params[256];
-            snprintf(params, sizeof params,
-                     "pattern=%s,grain_ns=%ld,iters=%llu,width=%d,steps=%ld,tasks=%ld,threads=%d,"
-                     "task_ns=%.1f,checksum=%016llx",
-                     gran_pattern_name[p], grain, (unsigned long long)iters, g.width, g.steps,
-                     g.tasks, workers, task_ns, (unsigned long long)sum);
-            struct bench_result r = {
-                .benchmark = "granularity",
-                .size = o->quick ? "quick" : "custom",
-                .params = params,
-                .seconds = dt,
-                .metric = (double)g.tasks * (double)iters / dt / 1e9,
-                .metric_unit = "Giter/s",
-                .verified = bad == 0,
-                .blas = "none",
-                .impl = impl,
-            };
-            if (bad > 0)
-                fprintf(stderr, "granularity: %s at %ld ns on %s: %ld slot(s)/cell(s) differ from "
-                        "the serial replay\n", gran_pattern_name[p], grain, impl, bad);
-            bench_print(&r);
+            failed += gran_report(o, &g, p, grain, dt, workers, impl, NULL);
             gran_graph_free(&g);
         }
     }

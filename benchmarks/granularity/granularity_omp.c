@@ -2,7 +2,8 @@
  * granularity_omp.c - the METG benchmark of granularity.c with OpenMP
  * tasks: the same graphs, body and output, each task created by
  * #pragma omp task depend(in: ...) depend(out|inout: ...) on the same
- * cells, inside parallel + single.  Never linked with Locus.  The Makefile
+ * cells, inside parallel + single (--shape master: parallel + master, one
+ * measurement a process, granularity_master.h).  Never linked with Locus.  The Makefile
  * builds it with gcc -fopenmp (build/bench/granularity-omp), which runs on
  * libgomp or, with build/gomp on LD_LIBRARY_PATH, on liblocus-gomp;
  * benchmarks/granularity/metg builds it with clang-14 -fopenmp for LLVM's
@@ -11,10 +12,11 @@
  * A depend clause's list is fixed in the source, so each number of inputs
  * the graphs use has its own pragma (GRAN_OMP_CASE below).
  */
+#define _GNU_SOURCE   /* sched_getaffinity in granularity_master.h */
 #define BENCH_NO_LOCUS 1
 #include <omp.h>
 
-#include "granularity_common.h"
+#include "granularity_master.h"
 #include "../common/omp_impl.h"
 
 #if !defined(_OPENMP)
@@ -77,7 +79,8 @@ static void spawn_one(struct gran_task a)
     }
 }
 
-static void spawn_graph(const struct gran_graph *g, long skip, long dup)
+/* Every task of the graph, step by step, with no wait between steps. */
+static void spawn_steps(const struct gran_graph *g, long skip, long dup)
 {
     struct gran_task a;
     for (long t = 0; t < g->steps; t++)
@@ -89,13 +92,36 @@ static void spawn_graph(const struct gran_graph *g, long skip, long dup)
             if (__builtin_expect(a.idx == dup, 0))
                 spawn_one(a);
         }
+}
+
+static void spawn_graph(const struct gran_graph *g, long skip, long dup)
+{
+    spawn_steps(g, skip, dup);
 #pragma omp taskwait
+}
+
+/* --shape master: the process's first parallel region, timed from before
+ * it starts; the master spawns, the other threads go straight to the
+ * closing barrier (master has none of its own) and run tasks there. */
+static double master_region(const struct gran_graph *g, long skip, long dup, int *workers)
+{
+    double t0 = bench_now();
+#pragma omp parallel
+#pragma omp master
+    {
+        *workers = omp_get_num_threads();
+        spawn_steps(g, skip, dup);
+    }
+    return bench_now() - t0;
 }
 
 int main(int argc, char **argv)
 {
     struct gran_opts o;
     double ipu = gran_setup(argc, argv, &o);
+    if (o.shape == GS_MASTER)   /* before any region: the first one is the one timed */
+        return gran_master_main(&o, impl_name(), "OMP_NUM_THREADS", ipu,
+                                o.iters_per_us > 0 ? "given" : "calibrated", master_region);
 
     int failed = 0;
 #pragma omp parallel
