@@ -6,8 +6,8 @@
  * every regime and give libomp's output; liblocus-omp exports libomp's
  * entry points under libomp's version nodes, the secondary GOMP_x/OMP_x
  * ones included, on which a gcc program given it as its libgomp.so.1 runs
- * (and ALPI's, under LOCUS_ALPI_1); an entry point it lacks stops the
- * program with its name;
+ * (and ALPI's, under LOCUS_ALPI_1); proxy tasks complete when told, from
+ * any thread; an entry point it lacks stops the program with its name;
  * bad OMP_ settings are reported by liblocus-omp and lose nothing; a
  * program built for one ABI and given the other ABI's layer says so.
  *
@@ -133,6 +133,22 @@ static void test_task_abi(void **state)
     if (!have_programs(state))
         skip();
     same_as_libomp("kmp_task_abi");
+}
+
+/* proxy tasks completed from a thread outside the team and from one of
+ * the team, after a delay: the taskwait and the dependent task wait for
+ * it (tests/kmp/kmp_proxy.c); and in a serialized region, which libomp 14
+ * fails an assertion at the end of, on Locus only */
+static void test_proxy(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libomp("kmp_proxy");
+    struct child_result r;
+    const char *serial[] = { "PROXY_TEAM=1", NULL };
+    run(&r, "kmp_proxy", 1, serial);
+    expect_ok(&r, "kmp_proxy on Locus in a serialized region");
+    assert_non_null(strstr(r.out, "all passed"));
 }
 
 /* libomp's __kmpc_atomic_* entry points (tests/kmp/kmp_atomic.c) */
@@ -448,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_task_abi),
+        cmocka_unit_test(test_proxy),
         cmocka_unit_test(test_atomic),
         cmocka_unit_test(test_fork),
         cmocka_unit_test(test_really_on_locus),
