@@ -8,6 +8,13 @@
  * runtime it was linked with.  When this library is loaded, it looks for a
  * loaded OpenMP runtime of the other ABI that is not a Locus layer and
  * prints one line naming it and the Locus library to use instead.
+ *
+ * Except that liblocus-omp has libomp's second versions of the GOMP_* and
+ * omp_* names (GOMP_barrier@GOMP_1.0: for gcc programs given libomp as
+ * their libgomp.so.1), so preloaded into a gcc program it takes the calls
+ * whose names and versions libomp has, and libgomp.so.1 keeps the others
+ * (GOMP_5.1's, OpenACC's): two runtimes in one program, which its line
+ * says instead.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -65,6 +72,15 @@ __attribute__((constructor)) static void foreign_runtime_check(void)
         return;
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", self.dli_fname);
+    Dl_info at;
+    void *parallel = we_are_gomp ? NULL : dlvsym(RTLD_DEFAULT, "GOMP_parallel", "GOMP_4.0");
+    if (parallel && dladdr(parallel, &at) && at.dli_fbase == self.dli_fbase) {
+        gomp_say("this program was compiled for gcc's libgomp and runs on Locus and on %s: "
+                 "its calls that libomp also has come here, the others go there; "
+                 "run it with LD_PRELOAD=%s/liblocus-gomp.so (see locus-gomp(7))\n",
+                 s.found, dirname(dir));
+        return;
+    }
     gomp_say("this program's OpenMP code runs on %s, not on Locus: it was compiled for %s; "
              "run it with LD_PRELOAD=%s/%s (see %s(7))\n",
              s.found, we_are_gomp ? "LLVM's OpenMP runtime (clang, icx, AOCC)" : "gcc's libgomp",

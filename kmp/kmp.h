@@ -13,6 +13,7 @@
 #ifndef LC_KMP_H
 #define LC_KMP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -135,6 +136,7 @@ struct lc_kmp_task {
     uint32_t size;                /* of the whole block */
     kmp_int32 flags;              /* KMP_TASK_* */
     int resume;                   /* untied: the body queued itself again to go on */
+    _Atomic uint32_t proxy_left;  /* proxy: its body's end, its completion, still to come */
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct lc_kmp_task) == 64, "the kmp task header is one line");
 /* An undeferred task's encountering state, saved at
@@ -173,6 +175,11 @@ void *lc_kmp_block_alloc(size_t size, struct lc_kmp_cache **home);
 void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home);
 /* Runs the destructors thunk if the task has one, and frees its block. */
 void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t);
+/* proxy.c: a proxy task (KMP_TASK_PROXY) just allocated gets its event;
+ * and whether this release of its block (its body's end, or its
+ * completion) is the last, which frees it. */
+void lc_kmp_proxy_init(struct lc_kmp_task *h);
+bool lc_kmp_proxy_last(struct lc_kmp_task *h);
 
 void __kmpc_taskgroup(ident_t *loc, int gtid);
 void __kmpc_end_taskgroup(ident_t *loc, int gtid);

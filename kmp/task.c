@@ -4,7 +4,8 @@
  * clauses, undeferred ones the compiler runs itself between
  * __kmpc_omp_task_begin_if0 and __kmpc_omp_task_complete_if0, taskwait
  * (plain and with depend), taskyield, detach (the event handle of
- * __kmpc_task_allow_completion_event) and the task ids.
+ * __kmpc_task_allow_completion_event) and the task ids.  A proxy task has
+ * an event too, from its allocation (proxy.c).
  *
  * A queued task is gomp's (gomp/task.c): GOMP_task of a trampoline whose
  * data is the kmp_task_t pointer, so it has the same dependences (Locus
@@ -76,6 +77,8 @@ KMP_EXPORT kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, kmp_int32 gtid, kmp_i
     t->shareds = sizeof_shareds ? (char *)h + off : NULL;
     t->routine = task_entry;
     t->part_id = 0;
+    if (__builtin_expect(flags & KMP_TASK_PROXY, 0))
+        lc_kmp_proxy_init(h);
     return t;
 }
 
@@ -94,6 +97,8 @@ KMP_EXPORT kmp_task_t *__kmpc_omp_target_task_alloc(ident_t *loc, kmp_int32 gtid
 void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t)
 {
     struct lc_kmp_task *h = lc_kmp_task_of(t);
+    if (__builtin_expect(h->flags & KMP_TASK_PROXY, 0) && !lc_kmp_proxy_last(h))
+        return;   /* its completion (proxy.c) still needs the block */
     if (h->flags & KMP_TASK_DESTRUCTORS)
         t->data1.destructors(gtid, t);
     lc_kmp_block_free(h, h->size, h->home);

@@ -4,8 +4,10 @@
  * programs in tests/kmp/) run unchanged on Locus (LD_PRELOAD=
  * liblocus-omp.so, or Locus's libomp.so.5 first on LD_LIBRARY_PATH) in
  * every regime and give libomp's output; liblocus-omp exports libomp's
- * entry points under libomp's version node (and ALPI's, under
- * LOCUS_ALPI_1); an entry point it lacks stops the program with its name;
+ * entry points under libomp's version nodes, the secondary GOMP_x/OMP_x
+ * ones included, on which a gcc program given it as its libgomp.so.1 runs
+ * (and ALPI's, under LOCUS_ALPI_1); proxy tasks complete when told, from
+ * any thread; an entry point it lacks stops the program with its name;
  * bad OMP_ settings are reported by liblocus-omp and lose nothing; a
  * program built for one ABI and given the other ABI's layer says so.
  *
@@ -133,6 +135,22 @@ static void test_task_abi(void **state)
     same_as_libomp("kmp_task_abi");
 }
 
+/* proxy tasks completed from a thread outside the team and from one of
+ * the team, after a delay: the taskwait and the dependent task wait for
+ * it (tests/kmp/kmp_proxy.c); and in a serialized region, which libomp 14
+ * fails an assertion at the end of, on Locus only */
+static void test_proxy(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libomp("kmp_proxy");
+    struct child_result r;
+    const char *serial[] = { "PROXY_TEAM=1", NULL };
+    run(&r, "kmp_proxy", 1, serial);
+    expect_ok(&r, "kmp_proxy on Locus in a serialized region");
+    assert_non_null(strstr(r.out, "all passed"));
+}
+
 /* libomp's __kmpc_atomic_* entry points (tests/kmp/kmp_atomic.c) */
 static void test_atomic(void **state)
 {
@@ -192,18 +210,9 @@ static void test_really_on_locus(void **state)
     assert_non_null(strstr(r.err, "locus: regime naft"));
 }
 
-/* "VERSION SYMBOL" of each function and data object lib defines, default
- * versions only (libomp's secondary OMP_x/GOMP_x versions of the omp_* and
- * GOMP_* names serve gcc programs linked against libomp, which
- * liblocus-gomp runs: locus-omp(7) says so). */
-static char *exports(const char *lib)
+/* What a command prints (a malloc'd string). */
+static char *output_of(const char *cmd)
 {
-    char cmd[PATH_MAX + 256];
-    snprintf(cmd, sizeof cmd,
-             "readelf -W --dyn-syms '%s' | awk '$7 != \"UND\" && $8 ~ /@@/ && "
-             "($4 == \"FUNC\" || $4 == \"OBJECT\") { split($8, a, \"@@\"); print a[2], a[1] }' "
-             "| sort",
-             lib);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t cap = 1 << 17, n = 0, got;
@@ -214,6 +223,80 @@ static char *exports(const char *lib)
     buf[n] = 0;
     pclose(p);
     return buf;
+}
+
+/* A gcc -fopenmp program (tests/gomp/omp_tasks: tasks, taskloop,
+ * taskgroup, barriers) references libgomp's versions (GOMP_barrier@GOMP_1.0,
+ * omp_in_final@OMP_3.1).  Given liblocus-omp as its libgomp.so.1, as LLVM's
+ * libomp is given to such programs (which is what libomp's secondary
+ * versions are for), it loads, runs on Locus and gives libgomp's output. */
+static void test_gcc_program_on_layer(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    char prog[PATH_MAX + 64], cmd[PATH_MAX + 128];
+    snprintf(prog, sizeof prog, "%s/tests/gomp/omp_tasks", build_dir);
+    if (access(prog, X_OK) != 0) {
+        print_message("skipping: %s not built (no gcc -fopenmp)\n", prog);
+        skip();
+    }
+    if (child_san_runtime(NULL)[0]) {
+        print_message("skipping: under a sanitizer the layer is preloaded, not found as "
+                      "libgomp.so.1 (test_really_on_locus)\n");
+        skip();
+    }
+    /* the program binds to the secondary versions */
+    snprintf(cmd, sizeof cmd, "objdump -T '%s' | grep -c '(GOMP_1.0) *GOMP_barrier$'", prog);
+    char *n = output_of(cmd);
+    assert_int_equal(atoi(n), 1);
+    free(n);
+    char dir[] = "/tmp/locus-test-kmp-XXXXXX", link_path[sizeof dir + 16];
+    assert_non_null(mkdtemp(dir));
+    snprintf(link_path, sizeof link_path, "%s/libgomp.so.1", dir);
+    assert_int_equal(symlink(layer, link_path), 0);
+    char ldpath[sizeof dir + 32];
+    snprintf(ldpath, sizeof ldpath, "LD_LIBRARY_PATH=%s", dir);
+    const char *env[] = { ldpath, "LOCUS_VERBOSE=1", "LOCUS_REPORT=stderr", NULL };
+    struct child_result r, ref;
+    child_run(&r, prog, NULL, env, LIMIT_S);
+    unlink(link_path);
+    rmdir(dir);
+    expect_ok(&r, "omp_tasks with liblocus-omp as its libgomp.so.1");
+    assert_non_null(strstr(r.err, "locus: regime"));
+    assert_non_null(strstr(r.err, "locus report"));
+    if (!tsan) {
+        child_run(&ref, prog, NULL, NULL, LIMIT_S);
+        expect_ok(&ref, "omp_tasks on libgomp");
+        assert_string_equal(ref.out, r.out);
+    }
+}
+
+/* "VERSION SYMBOL" of each function and data object lib defines, under
+ * each version it has: the default (sym@@VERSION) and libomp's secondary
+ * ones (sym@OMP_1.0, sym@GOMP_1.0, ...: what gcc programs bind to). */
+static char *exports(const char *lib)
+{
+    char cmd[PATH_MAX + 256];
+    snprintf(cmd, sizeof cmd,
+             "readelf -W --dyn-syms '%s' | awk '$7 != \"UND\" && $8 ~ /@/ && "
+             "($4 == \"FUNC\" || $4 == \"OBJECT\") { i = index($8, \"@\"); "
+             "v = substr($8, i + 1); sub(/^@/, \"\", v); print v, substr($8, 1, i - 1) }' "
+             "| LC_ALL=C sort",
+             lib);
+    return output_of(cmd);
+}
+
+/* lib's version nodes in order, each with the node it inherits from
+ * ("OMP_2.0 < OMP_1.0"), less the first (the soname's) */
+static char *version_nodes(const char *lib)
+{
+    char cmd[PATH_MAX + 256];
+    snprintf(cmd, sizeof cmd,
+             "readelf -V '%s' | awk '/^Version definition/ { d = 1 } /^Version needs/ { d = 0 } "
+             "d && / Name: / && !/BASE/ { printf \"\\n%%s\", $NF } "
+             "d && /Parent 1:/ { printf \" < %%s\", $NF } END { print \"\" }'",
+             lib);
+    return output_of(cmd);
 }
 
 static void test_abi_is_libomps(void **state)
@@ -242,6 +325,17 @@ static void test_abi_is_libomps(void **state)
     if (theirs[at] || ours[at])
         fail_msg("liblocus-omp's exports differ from libomp's at:\nlibomp: %.80s\nLocus: %.80s",
                  theirs + at, ours + at);
+    assert_non_null(strstr(theirs, "\nGOMP_1.0 GOMP_barrier\n"));   /* secondary ones listed */
+    free(theirs);
+    free(ours);
+    /* the same version nodes, inheriting as libomp's (and ALPI's last) */
+    theirs = version_nodes(lib);
+    ours = version_nodes(layer);
+    assert_non_null(strstr(theirs, "\nOMP_2.0 < OMP_1.0\n"));   /* readelf worked */
+    char *alpi = strstr(ours, "\nLOCUS_ALPI_1\n");
+    assert_non_null(alpi);
+    memmove(alpi + 1, alpi + 14, strlen(alpi + 14) + 1);
+    assert_string_equal(theirs, ours);
     free(theirs);
     free(ours);
     /* and its soname is libomp's */
@@ -306,10 +400,13 @@ static void test_wrong_layer_said(void **state)
     assert_non_null(strstr(r.err, "/liblocus-omp.so"));
     snprintf(path, sizeof path, "%s/tests/gomp/omp_worksharing", build_dir);
     if (access(path, X_OK) == 0) {
+        /* liblocus-omp has libomp's GOMP_x.y versions: it takes the calls
+         * libomp has, libgomp the others, and the line says that */
         child_run(&r, path, layer, NULL, LIMIT_S);
         expect_ok(&r, "a gcc program with liblocus-omp preloaded");
-        assert_non_null(strstr(r.err, "liblocus-omp: this program's OpenMP code runs on "));
-        assert_non_null(strstr(r.err, "libgomp.so.1, not on Locus"));
+        assert_non_null(strstr(r.err, "liblocus-omp: this program was compiled for gcc's "
+                                      "libgomp and runs on Locus and on "));
+        assert_non_null(strstr(r.err, "libgomp.so.1: its calls that libomp also has"));
         assert_non_null(strstr(r.err, "/liblocus-gomp.so"));
     }
 right_layer:
@@ -378,10 +475,12 @@ int main(void)
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_tasks),
         cmocka_unit_test(test_task_abi),
+        cmocka_unit_test(test_proxy),
         cmocka_unit_test(test_atomic),
         cmocka_unit_test(test_fortran_ext),
         cmocka_unit_test(test_fork),
         cmocka_unit_test(test_really_on_locus),
+        cmocka_unit_test(test_gcc_program_on_layer),
         cmocka_unit_test(test_unimplemented_is_loud),
         cmocka_unit_test(test_bad_settings),
         cmocka_unit_test(test_wrong_layer_said),
