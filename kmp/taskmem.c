@@ -180,6 +180,13 @@ void *lc_kmp_block_alloc(size_t size, struct lc_kmp_cache **home)
     if (b) {
         c->head[k] = b->next;
         c->n[k]--;
+        if (b->next) {
+            /* the next block was last written on the core that ran its
+             * task: ask for its first lines now, for the next spawn */
+            char *nx = (char *)b->next;
+            for (size_t off = 0; off < size && off < 4 * BLOCK; off += BLOCK)
+                __builtin_prefetch(nx + off, 1, 3);
+        }
         return b;
     }
     return aligned_alloc(BLOCK, size);
