@@ -6,7 +6,10 @@
  * omp.h): a simple lock fits a futex word (gomp/sync.c's, as a gcc
  * program's), a nestable lock does not (word, depth, owner), so it is
  * made at omp_init_nest_lock and its address kept in the program's
- * pointer.  Hints (contended, speculative, ...) are accepted and change
+ * pointer.  A gcc program bound to these (libomp's secondary versions,
+ * OMP_1.0...) has a 4-byte omp_lock_t and a 16-byte omp_nest_lock_t:
+ * nothing here writes more than 4 bytes of a simple lock or 8 of a
+ * nestable one, as libomp's own locks do not.  Hints (contended, speculative, ...) are accepted and change
  * nothing: every lock spins a little, then sleeps.
  */
 #include <stdatomic.h>
@@ -14,11 +17,11 @@
 
 #include "kmp.h"
 
-_Static_assert(sizeof(lockword) <= sizeof(void *), "omp_lock_t is one pointer");
+_Static_assert(sizeof(lockword) <= 4, "a gcc program's omp_lock_t is 4 bytes");
 
 KMP_EXPORT void omp_init_lock(void *lock)
 {
-    *(void **)lock = NULL;   /* the whole pointer, so that the word reads 0 */
+    atomic_init((lockword *)lock, 0);   /* the word only: a gcc program's lock is 4 bytes */
 }
 
 KMP_EXPORT void omp_init_lock_with_hint(void *lock, int hint)
