@@ -154,26 +154,48 @@ static void outside(void)
     pthread_join(outsider, NULL);
 }
 
+/* The proxy task handed to the team's other thread under an OpenMP lock:
+ * the runtime's own synchronization, which a TSan run sees (this program
+ * is not instrumented, so its atomics are invisible to TSan, and a
+ * handoff through them alone reads as a race in the runtime's code). */
+static omp_lock_t handoff_lock;
+static kmp_task_t *handed;
+
+static kmp_task_t *take_handed(void)
+{
+    omp_set_lock(&handoff_lock);
+    kmp_task_t *t = handed;
+    omp_unset_lock(&handoff_lock);
+    return t;
+}
+
 /* completed by the team's other thread, once the body ran */
 static void in_team(void)
 {
     reset();
+    omp_init_lock(&handoff_lock);
+    handed = NULL;
 #pragma omp parallel num_threads(2)
     {
         if (omp_get_thread_num() == 0) {
+            omp_set_lock(&handoff_lock);
             queue_pair(proxy_body_team);
+            handed = proxy;
+            omp_unset_lock(&handoff_lock);
             __kmpc_omp_taskwait(NULL, __kmpc_global_thread_num(NULL));
             check("team: taskwait after the completion", atomic_load(&completed));
             check("team: successor ran", atomic_load(&successor_ran));
             check("team: successor after the completion", atomic_load(&successor_saw));
         } else if (omp_get_num_threads() == 2) {
-            while (!atomic_load(&body_ran))
+            kmp_task_t *t;
+            while (!(t = take_handed()) || !atomic_load(&body_ran))
                 usleep(1000);
             usleep(DELAY_MS * 1000);
             atomic_store(&completed, 1);
-            __kmpc_proxy_task_completed(__kmpc_global_thread_num(NULL), proxy);
+            __kmpc_proxy_task_completed(__kmpc_global_thread_num(NULL), t);
         }
     }
+    omp_destroy_lock(&handoff_lock);
 }
 
 int main(void)
