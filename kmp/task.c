@@ -7,11 +7,15 @@
  * __kmpc_task_allow_completion_event) and the task ids.  A proxy task has
  * an event too, from its allocation (proxy.c).
  *
- * A queued task is gomp's (gomp/task.c): GOMP_task of a trampoline whose
- * data is the kmp_task_t pointer, so it has the same dependences (Locus
- * dependences: every regime and LOCUS_REPORT see them), priorities, final
- * and cancellation rules as a gcc program's task.  The trampoline calls
- * the compiler's routine, then the destructors thunk, and frees the block.
+ * A queued task is gomp's (gomp/task.c), so it has the same dependences
+ * (Locus dependences: every regime and LOCUS_REPORT see them),
+ * priorities, final and cancellation rules as a gcc program's task: a
+ * trampoline whose argument is the kmp_task_t block itself
+ * (gomp_task_uncopied: the common case; a task without dependences or
+ * group then goes queued light), or GOMP_task of a trampoline given a copy
+ * of the block's address (final, priority, nested teams).  The trampoline
+ * calls the compiler's routine, then the destructors thunk, and frees the
+ * block.
  * Taskgroups and task reductions: taskred.c; taskloop: taskloop.c.
  */
 #include <stdatomic.h>
