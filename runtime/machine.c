@@ -2,8 +2,9 @@
  * machine.c - the real machine from Linux sysfs: the online NUMA nodes
  * (devices/system/node/online), each node's CPUs (nodeN/cpulist), the
  * distance rows (nodeN/distance, the ACPI SLIT values libnuma gives) and
- * a CPU's SMT siblings (devices/system/cpu/cpuN/topology/
- * thread_siblings_list).  That is all the real topology needs, and what
+ * a core's SMT siblings (devices/system/cpu/cpuN/topology/
+ * thread_siblings_list, read once a core, and not at all where
+ * devices/system/cpu/smt/active says no sibling runs).  That is all the real topology needs, and what
  * libgomp reads too.  hwloc's discovery of the same machine loads its
  * plugins (OpenCL, GL, PCI, XML) and scans every cache and device: it cost
  * milliseconds at a program's first parallel region, where libgomp costs
@@ -172,17 +173,42 @@ void lc_machine_free(struct lc_machine *m)
     memset(m, 0, sizeof *m);
 }
 
-int lc_machine_smt_rank(const char *sys, int cpu)
+int lc_machine_smt_ranks(const char *sys, const int *cpus, int n, int *rank)
 {
-    char path[4096];
-    int *sib = NULL, n, rank = 0;
+    char path[4096], active[16];
+    int *sib = NULL, k;
 
-    snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list",
-             sys, cpu);
-    if ((n = read_list(path, &sib)) <= 0)
-        return 0;
     for (int i = 0; i < n; i++)
-        rank += sib[i] < cpu;
-    free(sib);
-    return rank;
+        rank[i] = -1;
+    snprintf(path, sizeof path, "%s/devices/system/cpu/smt/active", sys);
+    if (lc_read_small(path, active, sizeof active) == 0 && strcmp(active, "0") == 0)
+        k = 0;   /* no CPU has a sibling running: every rank is 0 */
+    else
+        k = -1;
+    for (int i = 0; i < n; i++) {
+        if (rank[i] >= 0)
+            continue;
+        if (k == 0) {
+            rank[i] = 0;
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+                 sys, cpus[i]);
+        int m = read_list(path, &sib);
+        if (m == -ENOMEM)
+            return -ENOMEM;
+        rank[i] = 0;
+        /* every sibling listed among cpus[] gets its rank from this list */
+        for (int a = 0; a < m; a++)
+            for (int j = i; j < n; j++)
+                if (cpus[j] == sib[a]) {
+                    int r = 0;
+                    for (int b = 0; b < m; b++)
+                        r += sib[b] < sib[a];
+                    rank[j] = r;
+                }
+        free(sib);
+        sib = NULL;
+    }
+    return 0;
 }

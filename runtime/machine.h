@@ -27,8 +27,11 @@ struct lc_machine {
 int lc_machine_read(const char *sys, struct lc_machine *m);
 /* Frees and zeroes *m; harmless on an empty one. */
 void lc_machine_free(struct lc_machine *m);
-/* The rank of CPU cpu among its core's hardware threads (0 for the first,
- * and when sysfs does not say). */
-int lc_machine_smt_rank(const char *sys, int cpu);
+/* The rank of each of the n CPUs cpus[] among its core's hardware
+ * threads, into rank[] (0 for the first, and where sysfs does not say):
+ * no file read at all where the kernel says SMT is off
+ * (devices/system/cpu/smt/active), else one per core (its threads' ranks
+ * come from one sibling list).  0, or -ENOMEM. */
+int lc_machine_smt_ranks(const char *sys, const int *cpus, int n, int *rank);
 
 #endif /* LC_MACHINE_H */

@@ -2,8 +2,9 @@
  * topology.c - NUMA nodes, CPUs and distances: the real machine's from
  * sysfs (machine.c), virtual topologies for testing NUMA logic on a
  * one-node machine from hwloc (style guide item 5: its synthetic
- * descriptions and XML files), and worker placement and binding.  The three distance classes (local 10, near 15, far 40)
- * and the bullion-s16 preset are the machine of Caheny et al., "Reducing
+ * descriptions and XML files), and worker placement and binding.  The
+ * three distance classes (local 10, near 15, far 40) and the bullion-s16
+ * preset are the machine of Caheny et al., "Reducing
  * Cache Coherence Traffic with a NUMA-Aware Runtime Approach" (section 3.2,
  * Table 2); stealing only from the near class follows its section 4.
  * The spec syntax is documented in topology.h.
@@ -179,10 +180,15 @@ static int order_cores_first(int *cpus, int n)
     if (n < 2)
         return 0;
     rp = malloc((size_t)n * sizeof *rp);
-    if (rp == NULL)
+    int *rank = malloc((size_t)n * sizeof *rank);
+    if (rp == NULL || rank == NULL || lc_machine_smt_ranks(SYSFS, cpus, n, rank) < 0) {
+        free(rp);
+        free(rank);
         return -ENOMEM;
+    }
     for (int i = 0; i < n; i++)
-        rp[i] = (struct rank_pos){ lc_machine_smt_rank(SYSFS, cpus[i]), i, cpus[i] };
+        rp[i] = (struct rank_pos){ rank[i], i, cpus[i] };
+    free(rank);
     qsort(rp, (size_t)n, sizeof *rp, cmp_rank_pos);
     for (int i = 0; i < n; i++)
         cpus[i] = rp[i].cpu;
@@ -326,8 +332,6 @@ out:
     return ok;
 }
 
-/* Real machine fallback: the kernel's SLIT through libnuma; entries it does
- * not know become 20.  Returns 0 when it knows none of them. */
 /* Two nodes are near when their NUMA objects hang below a common package
  * or group, i.e. the common ancestor is not the machine. */
 static int share_ancestor(hwloc_topology_t topo, hwloc_obj_t x, hwloc_obj_t y)

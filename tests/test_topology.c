@@ -652,9 +652,21 @@ static void test_machine_sysfs(void **state)
     lc_machine_free(&m);
     assert_int_equal(m.nnodes, 0);
     lc_machine_free(&m);   /* twice is harmless */
-    assert_int_equal(lc_machine_smt_rank(root, 5), 1);
-    assert_int_equal(lc_machine_smt_rank(root, 2), 0);
-    assert_int_equal(lc_machine_smt_rank(root, 7), 0);   /* not described: first */
+    {
+        /* 5 and 2 are one core's threads (2 first), 7 is not described */
+        int cpus[] = { 5, 7, 2 }, rank[3];
+        assert_int_equal(lc_machine_smt_ranks(root, cpus, 3, rank), 0);
+        assert_int_equal(rank[0], 1);
+        assert_int_equal(rank[1], 0);   /* not described: first */
+        assert_int_equal(rank[2], 0);
+        /* the kernel says no sibling is running: no list is read */
+        put(root, "devices/system/cpu/smt/active", "0\n");
+        assert_int_equal(lc_machine_smt_ranks(root, cpus, 3, rank), 0);
+        assert_int_equal(rank[0], 0);
+        put(root, "devices/system/cpu/smt/active", "1\n");
+        assert_int_equal(lc_machine_smt_ranks(root, cpus, 3, rank), 0);
+        assert_int_equal(rank[0], 1);
+    }
 
     /* a distance row that does not cover the nodes: no matrix, no error */
     put(root, "devices/system/node/node1/distance", "21 10\n");
