@@ -4,8 +4,8 @@
  * distance rows (nodeN/distance, the ACPI SLIT values libnuma gives) and
  * a core's SMT siblings (devices/system/cpu/cpuN/topology/
  * thread_siblings_list, read once a core, and not at all where
- * devices/system/cpu/smt/active says no sibling runs).  That is all the real topology needs, and what
- * libgomp reads too.  hwloc's discovery of the same machine loads its
+ * devices/system/cpu/smt/active says no sibling runs).  That is all the
+ * real topology needs, and what libgomp reads too.  hwloc's discovery of the same machine loads its
  * plugins (OpenCL, GL, PCI, XML) and scans every cache and device: it cost
  * milliseconds at a program's first parallel region, where libgomp costs
  * a fraction of one (benchmarks/README.md).
