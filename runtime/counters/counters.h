@@ -148,6 +148,11 @@ int lc_parse_cpulist(const char *s, int *cpus, int max);
 /* Reads a small file (a sysfs attribute) into buf, the trailing newline
  * and blanks removed.  0, or -errno (-EIO on a read error). */
 int lc_read_small(const char *path, char *buf, size_t len);
+/* dl.c: loads soname (RTLD_GLOBAL) and stores the address of each of its n
+ * entry points names[i] into *slots[i].  0, or -ENODEV with the reason in
+ * why ("cannot load ...", "... has no ..."). */
+int lc_ctr_dl_load(const char *soname, const char *const *names, void **const *slots, int n,
+                   char *why, size_t len);
 /* The socket (physical package) of a CPU, or -1. */
 int lc_cpu_package(const char *sysfs, int cpu);
 

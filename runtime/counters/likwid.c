@@ -19,7 +19,6 @@
 #endif
 #endif
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -77,18 +76,14 @@ static char lk_why[256];   /* why liblikwid is not usable, "" when it is */
 
 static void lk_load(void)
 {
-    void *h = dlopen(LC_LIKWID_SONAME, RTLD_NOW | RTLD_GLOBAL);
-    if (h == NULL) {
-        const char *e = dlerror();
-        snprintf(lk_why, sizeof lk_why, "cannot load %s: %s", LC_LIKWID_SONAME,
-                 e != NULL ? e : "dlopen failed");
-        return;
-    }
-#define LK_SYM(f)                                                                   \
-    if (lk_why[0] == '\0' && (*(void **)&lk_##f = dlsym(h, #f)) == NULL)            \
-        snprintf(lk_why, sizeof lk_why, "%s has no %s", LC_LIKWID_SONAME, #f);
-    LK_FNS(LK_SYM)
-#undef LK_SYM
+#define LK_NAME(f) #f,
+#define LK_SLOT(f) (void **)&lk_##f,
+    static const char *const names[] = { LK_FNS(LK_NAME) };
+    static void **const slots[] = { LK_FNS(LK_SLOT) };
+#undef LK_NAME
+#undef LK_SLOT
+    lc_ctr_dl_load(LC_LIKWID_SONAME, names, slots, (int)(sizeof names / sizeof names[0]), lk_why,
+                   sizeof lk_why);
 }
 
 static int lk_probe(const struct lc_ctr_env *env, char *buf, size_t len)

@@ -26,7 +26,6 @@
 #include "counters/counters.h"
 
 #ifdef HAVE_PAPI
-#include <dlfcn.h>
 #include <papi.h>
 #include <pthread.h>
 
@@ -49,18 +48,14 @@ static char lp_why[256];   /* why libpapi is not usable, "" when it is */
 
 static void lp_load(void)
 {
-    void *h = dlopen(LC_PAPI_SONAME, RTLD_NOW | RTLD_GLOBAL);
-    if (h == NULL) {
-        const char *e = dlerror();
-        snprintf(lp_why, sizeof lp_why, "cannot load %s: %s", LC_PAPI_SONAME,
-                 e != NULL ? e : "dlopen failed");
-        return;
-    }
-#define PAPI_SYM(f)                                                                  \
-    if (lp_why[0] == '\0' && (*(void **)&lp_##f = dlsym(h, #f)) == NULL)             \
-        snprintf(lp_why, sizeof lp_why, "%s has no %s", LC_PAPI_SONAME, #f);
-    PAPI_FNS(PAPI_SYM)
-#undef PAPI_SYM
+#define PAPI_NAME(f) #f,
+#define PAPI_SLOT(f) (void **)&lp_##f,
+    static const char *const names[] = { PAPI_FNS(PAPI_NAME) };
+    static void **const slots[] = { PAPI_FNS(PAPI_SLOT) };
+#undef PAPI_NAME
+#undef PAPI_SLOT
+    lc_ctr_dl_load(LC_PAPI_SONAME, names, slots, (int)(sizeof names / sizeof names[0]), lp_why,
+                   sizeof lp_why);
 }
 
 #define MAX_PER_SET 32
