@@ -14,30 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct ident ident_t;
-typedef int32_t kmp_int32;
-typedef int64_t kmp_int64;
-typedef uint64_t kmp_uint64;
-typedef kmp_int32 (*kmp_routine_entry_t)(kmp_int32, void *);
-typedef struct kmp_task {
-    void *shareds;
-    kmp_routine_entry_t routine;
-    kmp_int32 part_id;
-    void *data1, *data2;
-} kmp_task_t;
-typedef struct kmp_depend_info {
-    intptr_t base_addr;
-    size_t len;
-    uint8_t flags;
-} kmp_depend_info_t;
+#include "kmp_abi.h"
 
-kmp_int32 __kmpc_global_thread_num(ident_t *);
-kmp_task_t *__kmpc_omp_task_alloc(ident_t *, kmp_int32, kmp_int32, size_t, size_t,
-                                  kmp_routine_entry_t);
-kmp_int32 __kmpc_omp_task(ident_t *, kmp_int32, kmp_task_t *);
-kmp_int32 __kmpc_omp_task_with_deps(ident_t *, kmp_int32, kmp_task_t *, kmp_int32,
-                                    kmp_depend_info_t *, kmp_int32, kmp_depend_info_t *);
-kmp_int32 __kmpc_omp_taskwait(ident_t *, kmp_int32);
 void __kmpc_taskgroup(ident_t *, kmp_int32);
 void __kmpc_end_taskgroup(ident_t *, kmp_int32);
 void __kmpc_taskloop_5(ident_t *, kmp_int32, kmp_task_t *, int, kmp_uint64 *, kmp_uint64 *,
