@@ -86,22 +86,30 @@ static void free_list(struct free_block *b)
 
 /* Hands the chain of class k to its home (or frees it, the home's thread
  * gone). */
+/* Pushes the chain head .. tail of class k onto home's return list, or
+ * frees it when home's thread is gone. */
+static void give_back(struct lc_kmp_cache *home, size_t k, struct free_block *head,
+                      struct free_block *tail)
+{
+    if (atomic_load_explicit(&home->gone, memory_order_acquire)) {
+        tail->next = NULL;
+        free_list(head);
+        return;
+    }
+    struct free_block *top = atomic_load_explicit(&home->back[k], memory_order_relaxed);
+    do {
+        tail->next = top;
+    } while (!atomic_compare_exchange_weak_explicit(&home->back[k], &top, head,
+                                                    memory_order_release,
+                                                    memory_order_relaxed));
+}
+
 static void return_flush(size_t k)
 {
     struct return_chain *r = &returning[k];
-    struct lc_kmp_cache *home = r->home;
     if (!r->head)
         return;
-    if (atomic_load_explicit(&home->gone, memory_order_acquire)) {
-        free_list(r->head);
-    } else {
-        struct free_block *top = atomic_load_explicit(&home->back[k], memory_order_relaxed);
-        do {
-            r->tail->next = top;
-        } while (!atomic_compare_exchange_weak_explicit(&home->back[k], &top, r->head,
-                                                        memory_order_release,
-                                                        memory_order_relaxed));
-    }
+    give_back(r->home, k, r->head, r->tail);
     r->head = r->tail = NULL;
     r->n = 0;
 }
@@ -208,16 +216,7 @@ void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home)
         }
     } else if (!my_cache()) {
         /* no cache, so no exit hook to return a chain from: one at a time */
-        struct free_block *top = atomic_load_explicit(&home->back[k], memory_order_relaxed);
-        if (atomic_load_explicit(&home->gone, memory_order_acquire)) {
-            free(p);
-            return;
-        }
-        do {
-            b->next = top;
-        } while (!atomic_compare_exchange_weak_explicit(&home->back[k], &top, b,
-                                                        memory_order_release,
-                                                        memory_order_relaxed));
+        give_back(home, k, b, b);
     } else {
         struct return_chain *r = &returning[k];
         if (r->home != home) {
