@@ -491,6 +491,11 @@ static int run_until(struct lc_worker *w, const struct lc_until *u)
             lc_stat_add(&w->stats.sleeps, 1);
             if (__builtin_expect(idle, 0))
                 lc_trace_mark(w, LC_EV_SLEEP, 0);
+            /* tasks w may take only once they waited: look again then
+             * (after the last look, which the policy's answer follows) */
+            uint64_t pnap = sched->idle_nap ? sched->idle_nap(w) : 0;
+            if (pnap && (!nap || pnap < nap))
+                nap = pnap;
             /* while polling services exist, one sleeper wakes every
              * LOCUS_POLL_US to call them (poll.c) */
             if (lc_poll_sleeper_claim()) {

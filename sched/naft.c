@@ -6,8 +6,8 @@
  *  - first-touch (it writes data nobody has touched, and no node holds
  *    more of its other bytes than that): dealt round-robin over the nodes
  *    that have workers and queued on its node's bound FIFO, which only that
- *    node's workers take, so the data is spread as dealt whatever
- *    LOCUS_STEAL says;
+ *    node's workers take (unless the node is held: below), so the data is
+ *    spread as dealt whatever LOCUS_STEAL says;
  *  - data-bound (it has known bytes): on the node holding most of them
  *    (ties: the spawner's node if among the best, else the lowest); queued
  *    on the affine deque of a worker of that node (or the node's inbox when
@@ -25,7 +25,15 @@
  *    it, nearest first.
  * An idle worker looks at its own node first (its deques, the bound FIFO,
  * the inbox, its node's other workers) and at other nodes only after
- * LOCUS_STEAL_SPIN idle polls.  On a single node everything is the ordinary
+ * LOCUS_STEAL_SPIN idle polls.
+ * A node that runs none of its tasks for LC_NAFT_STALL_NS while they wait
+ * there gives them up, first-touch ones included, to any other node's idle
+ * worker (nearest first, whatever LOCUS_STEAL says): its workers are held,
+ * each in a task that may be waiting for one of these (a spawner spinning
+ * on a flag its task sets is legal OpenMP, and libgomp and libomp run that
+ * task elsewhere).  Idle workers that sleep while other nodes hold tasks
+ * they may not take yet look again after that while (idle_nap), and a
+ * push to a node with no sleeper wakes one when none of them does.  On a single node everything is the ordinary
  * deque: this is the oblivious scheduler with an empty queue or two more to
  * look at, which keeps its cost within reach of DFT.
  * A task with a priority is queued on its node's priority queue (prio.h;
@@ -59,6 +67,12 @@ extern const struct lc_sched_ops lc_sched_naft;   /* below: its name for message
  * it the node is overloaded and idle nodes help.  locus(7) documents it. */
 #define LC_NAFT_MARGIN 16
 
+/* A node whose workers ran no task for this long while tasks waited on it
+ * is held (see the top): any idle worker may take them.  Long against any
+ * task a locality-minded program spawns (a node busy with its own tasks
+ * keeps them), short against a program that waits for one of them. */
+#define LC_NAFT_STALL_NS 1000000000ull   /* 1 s */
+
 /* inbox: data-bound tasks sent to the node from other nodes, and those an
  * affine deque of the node could not take (no memory); bound: the node's
  * first-touch tasks.  Both linked through qnext (steal.h). */
@@ -68,6 +82,10 @@ struct naft_node {
     int *victims, nvictims;     /* nodes whose data-bound tasks this node may take, nearest first */
     int *sharers, nsharers;     /* every other node with workers, nearest first */
     int *thieves, nthieves;     /* nodes that may take this node's data-bound tasks */
+    /* the stall mark (naft_pop's last look): its workers' tasks run, and
+     * since when, as idle workers last saw it holding tasks (since 0: not
+     * seen so); written by idle workers only */
+    _Atomic uint64_t stall_run, stall_since;
 };
 
 /* A worker's own deques (w->sched_local), in one record so that its
@@ -76,6 +94,7 @@ struct naft_local {
     struct lc_deque dq;         /* tasks without a node: any node's workers take them */
     struct lc_deque adq;        /* its node's data-bound tasks (several nodes) */
     int has_adq;
+    int napping;                /* counted in naft.nappers (idle_nap) */
 };
 
 struct naft {
@@ -92,6 +111,10 @@ struct naft {
     /* first-touch tasks dealt so far: written by every first-touch
      * placement, so on a line of its own */
     _Alignas(LC_CACHELINE) _Atomic unsigned ft_next;
+    /* workers asleep for at most LC_NAFT_STALL_NS because other nodes hold
+     * tasks (idle_nap): while there are any, a push to a node without
+     * sleepers wakes nobody (wake_other) */
+    _Alignas(LC_CACHELINE) _Atomic int nappers;
 };
 
 static void naft_fini(struct lc_runtime *rt)
@@ -163,6 +186,7 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
     if (s->steal_spin >= rt->opt.spin)
         s->steal_spin = rt->opt.spin > 0 ? rt->opt.spin - 1 : 0;
     atomic_init(&s->ft_next, 0);
+    atomic_init(&s->nappers, 0);
     lc_fifo_init(&s->spill);
     rt->sched_data = s;   /* naft_fini frees whatever is set below */
     if (!(s->nodes = calloc((size_t)nn, sizeof *s->nodes)))
@@ -288,6 +312,7 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
 }
 
 static int64_t bound_queued(const struct naft *s, int n);
+static struct lc_qitem take_bound_from(struct lc_worker *w, struct naft *s, int n, int *wake);
 
 /*
  * The core found none of node's workers asleep after a task was queued for
@@ -297,12 +322,27 @@ static int64_t bound_queued(const struct naft *s, int n);
  */
 static int naft_wake_other(struct lc_worker *w, int node)
 {
-    const struct naft *s = w->rt->sched_data;
+    struct lc_runtime *rt = w->rt;
+    struct naft *s = rt->sched_data;
     const struct naft_node *nd = &s->nodes[node];
     for (int i = 0; i < nd->nthieves; i++)
-        if (lc_sleepers(w->rt, nd->thieves[i]) > 0)
-            return bound_queued(s, node) > (int64_t)LC_NAFT_MARGIN * nd->nworkers
-                   ? nd->thieves[i] : -1;
+        if (lc_sleepers(rt, nd->thieves[i]) > 0) {
+            if (bound_queued(s, node) > (int64_t)LC_NAFT_MARGIN * nd->nworkers)
+                return nd->thieves[i];
+            break;
+        }
+    /* node's workers are all busy, and may be held (the stall rule at the
+     * top): somebody idle must look at it again later.  A napper will
+     * (seq_cst: the pusher's half of the handshake in naft_idle_nap);
+     * without one, wake the nearest sleeper not being woken already */
+    if (atomic_load_explicit(&s->nappers, memory_order_seq_cst) > 0)
+        return -1;
+    for (int i = 0; i < nd->nsharers; i++) {
+        int v = nd->sharers[i];
+        if (atomic_load_explicit(&rt->nsync[v].nsleepers, memory_order_seq_cst) > 0
+            && !atomic_load_explicit(&rt->nsync[v].waking, memory_order_relaxed))
+            return v;
+    }
     return -1;
 }
 
@@ -352,6 +392,50 @@ static int64_t bound_queued(const struct naft *s, int n)
     return q;
 }
 
+/* Whether node n holds tasks queued for it: first-touch, data-bound or
+ * with a priority (a racy hint). */
+static int node_holds(const struct naft *s, int n)
+{
+    return lc_fifo_size(&s->nodes[n].bound) > 0 || bound_queued(s, n) > 0
+           || (lc_prio_used(&s->prio) && lc_prio_top(&s->prio, n) > 0);
+}
+
+/* The stall rule (top), for node n seen holding tasks now: whether its
+ * workers ran no task since an idle worker saw it holding tasks at least
+ * LC_NAFT_STALL_NS ago.  A look that finds their count moved starts the
+ * while again. */
+static int node_stalled(const struct lc_runtime *rt, struct naft_node *nd)
+{
+    uint64_t run = 0;
+    for (int i = 0; i < nd->nworkers; i++)
+        run += atomic_load_explicit(&rt->workers[nd->workers[i]].stats.tasks_run,
+                                    memory_order_relaxed);
+    uint64_t now = lc_now_ns();
+    uint64_t since = atomic_load_explicit(&nd->stall_since, memory_order_relaxed);
+    if (!since || run != atomic_load_explicit(&nd->stall_run, memory_order_relaxed)) {
+        atomic_store_explicit(&nd->stall_run, run, memory_order_relaxed);
+        atomic_store_explicit(&nd->stall_since, now ? now : 1, memory_order_relaxed);
+        return 0;
+    }
+    return now - since >= LC_NAFT_STALL_NS;
+}
+
+/* Any task of held node n: its first-touch tasks, those with a priority,
+ * then its data-bound ones. */
+static struct lc_qitem take_held(struct lc_worker *w, struct naft *s, int n, int *wake)
+{
+    struct lc_task *t = lc_fifo_pop(&s->nodes[n].bound);
+    if (t) {
+        lc_note_steal(w, n);
+        return lc_qitem_of(t);
+    }
+    struct lc_qitem it;
+    if (lc_prio_used(&s->prio) && (it = lc_qitem_of(lc_prio_take(w, &s->prio, n,
+                                                                  LC_PRIO_ANY))).p)
+        return it;
+    return take_bound_from(w, s, n, wake);
+}
+
 /* A task of w's own node: the bound FIFO, the inbox, then the other
  * workers' affine and ordinary deques. */
 static struct lc_qitem take_own_node(struct lc_worker *w, struct naft *s, int *wake)
@@ -397,6 +481,10 @@ static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
     struct naft *s = rt->sched_data;
     struct naft_local *own = w->sched_local;
     struct lc_qitem it;
+    if (__builtin_expect(own->napping, 0)) {   /* back from a nap (naft_idle_nap) */
+        own->napping = 0;
+        atomic_fetch_sub_explicit(&s->nappers, 1, memory_order_seq_cst);
+    }
     int prio = lc_prio_used(&s->prio);
     if (__builtin_expect(prio, 0) && (it = take_prio(w, s, w->node, LC_PRIO_ANY)).p)
         return it;
@@ -407,11 +495,15 @@ static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
     if (__builtin_expect(lc_fifo_size(&s->spill) > 0, 0))
         if ((it = lc_qitem_of(lc_fifo_pop(&s->spill))).p)
             return it;
+    /* w's node has an idle worker: not held (the stall rule), whatever a
+     * look saw before */
+    struct naft_node *nd = &s->nodes[w->node];
+    if (__builtin_expect(atomic_load_explicit(&nd->stall_since, memory_order_relaxed) != 0, 0))
+        atomic_store_explicit(&nd->stall_since, 0, memory_order_relaxed);
     if (w->idle_polls < s->steal_spin && !w->last_look)
         return it;
     /* other nodes: their shared tasks, nearest first, then the data-bound
      * tasks of a victim that is overloaded */
-    struct naft_node *nd = &s->nodes[w->node];
     for (int i = 0; i < nd->nsharers; i++) {
         int v = nd->sharers[i];
         if (__builtin_expect(prio, 0) && (it = take_prio(w, s, v, LC_PRIO_FREE)).p)
@@ -441,7 +533,64 @@ static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
                 || (it = take_bound_from(w, s, v, wake)).p))
             return it;
     }
+    /* the last look before sleeping: a held node's tasks (the stall rule
+     * at the top), from any node, nearest first */
+    if (w->last_look)
+        for (int i = 0; i < nd->nsharers; i++) {
+            int v = nd->sharers[i];
+            struct naft_node *vd = &s->nodes[v];
+            if (!node_holds(s, v)) {
+                if (atomic_load_explicit(&vd->stall_since, memory_order_relaxed))
+                    atomic_store_explicit(&vd->stall_since, 0, memory_order_relaxed);
+                continue;
+            }
+            if (node_stalled(rt, vd) && (it = take_held(w, s, v, wake)).p)
+                return it;
+        }
     return it;
+}
+
+/* Whether another node than w's holds tasks. */
+static int others_hold(const struct naft *s, const struct naft_node *nd)
+{
+    for (int i = 0; i < nd->nsharers; i++)
+        if (node_holds(s, nd->sharers[i]))
+            return 1;
+    return 0;
+}
+
+/*
+ * w goes to sleep: while other nodes hold tasks it may not take yet, it
+ * sleeps LC_NAFT_STALL_NS at most, to look again (the stall rule), and is
+ * counted in nappers until its next pop.  With wake_other, a handshake
+ * like the core's (runtime/wait.c): the napper counts itself, then looks;
+ * a pusher queues, then (after the core's fence) reads nappers and wakes
+ * a sleeper when it reads none.  Either the napper sees the task or the
+ * pusher sees the napper; and one that found nothing uncounts itself
+ * before a second look, so that a pusher that read the count before may
+ * not leave it asleep past a task.
+ */
+static uint64_t naft_idle_nap(struct lc_worker *w)
+{
+    struct naft *s = w->rt->sched_data;
+    struct naft_local *own = w->sched_local;
+    const struct naft_node *nd = &s->nodes[w->node];
+    if (!nd->nsharers)
+        return 0;
+    for (;;) {
+        if (!own->napping) {
+            own->napping = 1;
+            atomic_fetch_add_explicit(&s->nappers, 1, memory_order_seq_cst);
+        }
+        atomic_thread_fence(memory_order_seq_cst);
+        if (others_hold(s, nd))
+            return LC_NAFT_STALL_NS;
+        own->napping = 0;
+        atomic_fetch_sub_explicit(&s->nappers, 1, memory_order_seq_cst);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!others_hold(s, nd))
+            return 0;
+    }
 }
 
 static int naft_run_here(struct lc_worker *w, int node)
@@ -504,6 +653,7 @@ const struct lc_sched_ops lc_sched_naft = {
     .push_light = naft_push_light,   /* no dependencies, no node: shared by all */
     .pop = naft_pop,
     .wake_other = naft_wake_other,
+    .idle_nap = naft_idle_nap,
     .run_here = naft_run_here,
     .backlog = naft_backlog,
     .stock_low = naft_stock_low,

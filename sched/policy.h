@@ -24,7 +24,8 @@
  *    push answers which workers may take what it queued (LC_WAKE_ANY or a
  *    node) and the core wakes one of them; when that node has no sleeper
  *    the core asks wake_other which other node should help; a pop that
- *    leaves work behind for others says so in *wake.  A policy never
+ *    leaves work behind for others says so in *wake; a worker about to
+ *    sleep asks idle_nap whether it must look again after a while.  A policy never
  *    touches the futex words or sleeper counts; it may read lc_sleepers()
  *    and lc_node_asleep() (runtime.h) as hints.
  *  - The core owns the accounting: a policy that takes a task queued for
@@ -123,6 +124,12 @@ struct lc_sched_ops {
      * node's: the node whose sleeper the core should wake to help, or -1.
      * May be NULL (= -1).  Reads hints only (lc_sleepers, queue sizes). */
     int (*wake_other)(struct lc_worker *w, int node);
+    /* w found nothing it may take at its last look before sleeping: how
+     * long it may sleep before it looks again, in ns (0: until a push
+     * wakes it).  A policy whose queues hold tasks that w may take only
+     * after they waited a while (naft.c: a node that runs none of its
+     * tasks) bounds w's sleep by that while.  May be NULL (= 0). */
+    uint64_t (*idle_nap)(struct lc_worker *w);
     /* Nonzero when a task placed on node (-1: none), just made ready by a
      * completion on w, may run next on w without being queued (immediate
      * successor).  May be NULL (= yes). */

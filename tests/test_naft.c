@@ -471,8 +471,9 @@ static void test_bound_tasks_move_only_past_the_margin(void **state)
     assert_int_equal(locus_taskwait(), 0);
     assert_int_equal(node_of_block[0], 0);
 
-    /* no more than the margin queued on node 0: node 8 takes none, however
-     * long it is idle */
+    /* no more than the margin queued on node 0: node 8 takes none while it
+     * is idle, for less than the stall rule's second (a node that runs
+     * none of its tasks for that long gives them up: test_robust.c) */
     reset_done();
     for (int i = 0; i < MARGIN; i++)
         assert_int_equal(locus_task(count_node, NULL, 0, LOCUS_IN(data[0], BLOCK)), 0);

@@ -534,7 +534,8 @@ static void test_node_hint(void **state)
     reset_ran();
     for (int i = 0; i < 8; i++)
         assert_int_equal(i % 2 ? spawn_note(i, NULL, 0, 0) : spawn_note_nocopy(i, 0), 0);
-    nap_ms(200);   /* node 8 is idle meanwhile, and may not take them */
+    nap_ms(200);   /* node 8 is idle meanwhile, and may not take them (not
+                    * for the second of sched/naft.c's stall rule) */
     /* (this thread may have run some at their spawn: bodies short by the
      * grain estimate run on their spawner, which is on node 0) */
     for (int i = 0; i < 8; i++)

@@ -5,6 +5,9 @@
  *  - the throttle: a spawner holding LOCUS_THROTTLE incomplete children
  *    whose progress needs the spawner itself (a task with an event only
  *    the spawner fulfils, and 20000 tasks after it) must not wait for ever;
+ *  - a spawner waiting, without a scheduling point, for a task NAFT
+ *    queued on the spawner's own node (bound there as first-touch, or
+ *    data-bound): another node's idle worker must run it;
  *  - a chain of spawns (each task spawns one child and returns) of 10^7
  *    tasks, on one and two workers, with and without bodies timed short:
  *    no stack may overflow;
@@ -169,6 +172,87 @@ static void test_throttle_never_waits_for_its_spawner(void **state)
         char what[128];
         snprintf(what, sizeof what, "20000 tasks behind an event the spawner fulfils (%s %s)",
                  envs[i][0], envs[i][1] ? envs[i][1] : "");
+        expect_exit0(&c, what);
+    }
+}
+
+/* ---- a spawner that waits for a task queued on its own node ---- */
+
+/* Each task sets its flag; the spawner waits for the flags without a
+ * scheduling point (legal OpenMP: tasking/taskdep_if0_2.c of LLVM's
+ * testsuite waits so, and libomp and libgomp run it).  Under NAFT on two
+ * nodes of one worker each, first-touch tasks are dealt over both nodes,
+ * so one of each pair is bound to the spawner's own node, and of two
+ * tasks reading pages written on each node one is queued on the
+ * spawner's: only the other node's idle worker can run them. */
+#define HELD_PAIRS 3
+static char held_data[2 * HELD_PAIRS][4096] __attribute__((aligned(4096)));
+static atomic_int held_flag[2 * HELD_PAIRS];
+
+static void set_held_flag(void *arg)
+{
+    atomic_store(&held_flag[*(int *)arg], 1);
+}
+
+/* 0 once the flags of pair p are set, -1 after seconds */
+static int spin_for_pair(int p, int seconds)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 2 * p; i < 2 * p + 2; i++)
+        while (!atomic_load(&held_flag[i])) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (t.tv_sec - t0.tv_sec > seconds) {
+                fprintf(stderr, "task %d did not run in %d s\n", i, seconds);
+                return -1;
+            }
+            sched_yield();
+        }
+    return 0;
+}
+
+static int held_node_scenario(void *arg)
+{
+    (void)arg;
+    if (locus_init() != 0)
+        return 10;
+    /* pair 0: first-touch tasks, waited for by a taskwait: a page written
+     * on each node */
+    for (int i = 0; i < 2; i++)
+        if (locus_task(set_held_flag, &i, sizeof i, LOCUS_OUT(held_data[i], 4096)) != 0)
+            return 11;
+    if (locus_taskwait() != 0)
+        return 12;
+    /* pair 1: first-touch tasks, one bound to the spawner's node */
+    for (int i = 2; i < 4; i++)
+        if (locus_task(set_held_flag, &i, sizeof i, LOCUS_OUT(held_data[i], 4096)) != 0)
+            return 13;
+    if (spin_for_pair(1, 20) != 0 || locus_taskwait() != 0)
+        return 14;
+    /* pair 2: each reads a page of pair 0, one of them on the spawner's node */
+    for (int i = 4; i < 6; i++)
+        if (locus_task(set_held_flag, &i, sizeof i, LOCUS_IN(held_data[i - 4], 4096)) != 0)
+            return 15;
+    if (spin_for_pair(2, 20) != 0)
+        return 16;
+    return locus_taskwait() != 0 || locus_finalize() != 0 ? 17 : 0;
+}
+
+static void test_spawner_waiting_for_its_node_task(void **state)
+{
+    (void)state;
+    static const char *const envs[][4] = {
+        { "LOCUS_THREADS=2", "LOCUS_TOPOLOGY=2s", "LOCUS_REGIME=naft", NULL },
+        { "LOCUS_THREADS=2", "LOCUS_TOPOLOGY=2s", "LOCUS_REGIME=naft", "LOCUS_STEAL=none" },
+        { "LOCUS_THREADS=2", "LOCUS_TOPOLOGY=2s", "LOCUS_REGIME=dft", NULL },
+    };
+    for (size_t i = 0; i < sizeof envs / sizeof envs[0]; i++) {
+        const char *env[5] = { envs[i][0], envs[i][1], envs[i][2], envs[i][3], NULL };
+        struct child c;
+        in_child(&c, held_node_scenario, NULL, env, sanitizer() ? 120 : 60);
+        char what[160];
+        snprintf(what, sizeof what, "a spawner spinning until its tasks ran (%s %s %s)",
+                 envs[i][1], envs[i][2], envs[i][3] ? envs[i][3] : "");
         expect_exit0(&c, what);
     }
 }
@@ -597,6 +681,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_throttle_never_waits_for_its_spawner),
+        cmocka_unit_test(test_spawner_waiting_for_its_node_task),
         cmocka_unit_test(test_long_spawn_chains),
         cmocka_unit_test(test_out_of_memory_is_an_error_not_a_crash),
         cmocka_unit_test(test_reduction_sizes_that_cannot_be_had),
