@@ -582,12 +582,12 @@ static uint64_t naft_idle_nap(struct lc_worker *w)
             own->napping = 1;
             atomic_fetch_add_explicit(&s->nappers, 1, memory_order_seq_cst);
         }
-        atomic_thread_fence(memory_order_seq_cst);
+        lc_sleep_fence(w->rt);   /* pairs with the pusher's lc_push_fence */
         if (others_hold(s, nd))
             return LC_NAFT_STALL_NS;
         own->napping = 0;
         atomic_fetch_sub_explicit(&s->nappers, 1, memory_order_seq_cst);
-        atomic_thread_fence(memory_order_seq_cst);
+        lc_sleep_fence(w->rt);
         if (!others_hold(s, nd))
             return 0;
     }
