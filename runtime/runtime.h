@@ -348,8 +348,6 @@ static inline void lc_wake_for(struct lc_worker *w, int target)
         lc_wake_slow(w, target);
 }
 
-/* Workers asleep on node (-1: on any node); a hint for policies (a racy
- * read: the handshake in wait.c does not depend on it). */
 /* Node's workers all sleep and none is being woken: it has no capacity
  * for the tasks queued on it until a push wakes one (a hint). */
 static inline int lc_node_asleep(const struct lc_runtime *rt, int node, int nworkers)
@@ -358,6 +356,22 @@ static inline int lc_node_asleep(const struct lc_runtime *rt, int node, int nwor
            && !atomic_load_explicit(&rt->nsync[node].waking, memory_order_relaxed);
 }
 
+/* A wake-up was sent to node and none of its sleepers has come back since
+ * (a hint). */
+static inline int lc_node_waking(const struct lc_runtime *rt, int node)
+{
+    return atomic_load_explicit(&rt->nsync[node].waking, memory_order_relaxed);
+}
+
+/* Tasks worker id has run (a hint for policies: progress, sched/naft.c). */
+static inline uint64_t lc_tasks_run(const struct lc_runtime *rt, int id)
+{
+    return atomic_load_explicit(&rt->workers[id].stats.tasks_run, memory_order_relaxed);
+}
+
+/* Workers asleep on node (-1: on any node); a hint for policies (a racy
+ * read: the handshake in wait.c does not depend on it, and a read after
+ * lc_push_fence sees every sleeper counted before the other half's fence). */
 static inline int lc_sleepers(const struct lc_runtime *rt, int node)
 {
     return atomic_load_explicit(node >= 0 ? &rt->nsync[node].nsleepers : &rt->nsleep_total,

@@ -33,9 +33,10 @@
  * on a flag its task sets is legal OpenMP, and libgomp and libomp run that
  * task elsewhere).  Idle workers that sleep while other nodes hold tasks
  * they may not take yet look again after that while (idle_nap), and a
- * push to a node with no sleeper wakes one when none of them does.  On a single node everything is the ordinary
- * deque: this is the oblivious scheduler with an empty queue or two more to
- * look at, which keeps its cost within reach of DFT.
+ * push to a node with no sleeper wakes one when none of them does.
+ * On a single node everything is the ordinary deque: this is the oblivious
+ * scheduler with an empty queue or two more to look at, which keeps its
+ * cost within reach of DFT.
  * A task with a priority is queued on its node's priority queue (prio.h;
  * the spawner's node for one without a node), which that node's workers
  * look at before anything else; other nodes take from it what they may
@@ -333,14 +334,14 @@ static int naft_wake_other(struct lc_worker *w, int node)
         }
     /* node's workers are all busy, and may be held (the stall rule at the
      * top): somebody idle must look at it again later.  A napper will
-     * (seq_cst: the pusher's half of the handshake in naft_idle_nap);
-     * without one, wake the nearest sleeper not being woken already */
+     * (the pusher's half of the handshake in naft_idle_nap: these reads
+     * follow the core's lc_push_fence); without one, wake the nearest
+     * sleeper not being woken already */
     if (atomic_load_explicit(&s->nappers, memory_order_seq_cst) > 0)
         return -1;
     for (int i = 0; i < nd->nsharers; i++) {
         int v = nd->sharers[i];
-        if (atomic_load_explicit(&rt->nsync[v].nsleepers, memory_order_seq_cst) > 0
-            && !atomic_load_explicit(&rt->nsync[v].waking, memory_order_relaxed))
+        if (lc_sleepers(rt, v) > 0 && !lc_node_waking(rt, v))
             return v;
     }
     return -1;
@@ -408,8 +409,7 @@ static int node_stalled(const struct lc_runtime *rt, struct naft_node *nd)
 {
     uint64_t run = 0;
     for (int i = 0; i < nd->nworkers; i++)
-        run += atomic_load_explicit(&rt->workers[nd->workers[i]].stats.tasks_run,
-                                    memory_order_relaxed);
+        run += lc_tasks_run(rt, nd->workers[i]);
     uint64_t now = lc_now_ns();
     uint64_t since = atomic_load_explicit(&nd->stall_since, memory_order_relaxed);
     if (!since || run != atomic_load_explicit(&nd->stall_run, memory_order_relaxed)) {

@@ -25,15 +25,16 @@
  *    node) and the core wakes one of them; when that node has no sleeper
  *    the core asks wake_other which other node should help; a pop that
  *    leaves work behind for others says so in *wake; a worker about to
- *    sleep asks idle_nap whether it must look again after a while.  A policy never
- *    touches the futex words or sleeper counts; it may read lc_sleepers()
- *    and lc_node_asleep() (runtime.h) as hints.
+ *    sleep asks idle_nap whether it must look again after a while.  A
+ *    policy never touches the futex words or sleeper counts; it may read
+ *    lc_sleepers(), lc_node_asleep(), lc_node_waking() and lc_tasks_run()
+ *    (runtime.h) as hints.
  *  - The core owns the accounting: a policy that takes a task queued for
  *    another node calls lc_note_steal() (runtime.h), which counts it and
  *    tells the instrumentation.
  * So the same policy code can be driven by the worker threads or by
  * anything else that provides workers (struct lc_worker: id, node, rng,
- * idle_polls) and calls these operations in their place.
+ * idle_polls, last_look) and calls these operations in their place.
  *
  * Locking contract: every operation is called on behalf of worker w (the
  * calling worker thread, or whatever drives the policy in its place) and
