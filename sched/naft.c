@@ -313,7 +313,6 @@ static void naft_place(struct lc_worker *w, struct lc_task *t, const struct lc_p
 }
 
 static int64_t bound_queued(const struct naft *s, int n);
-static struct lc_qitem take_bound_from(struct lc_worker *w, struct naft *s, int n, int *wake);
 
 /*
  * The core found none of node's workers asleep after a task was queued for
@@ -420,22 +419,6 @@ static int node_stalled(const struct lc_runtime *rt, struct naft_node *nd)
     return now - since >= LC_NAFT_STALL_NS;
 }
 
-/* Any task of held node n: its first-touch tasks, those with a priority,
- * then its data-bound ones. */
-static struct lc_qitem take_held(struct lc_worker *w, struct naft *s, int n, int *wake)
-{
-    struct lc_task *t = lc_fifo_pop(&s->nodes[n].bound);
-    if (t) {
-        lc_note_steal(w, n);
-        return lc_qitem_of(t);
-    }
-    struct lc_qitem it;
-    if (lc_prio_used(&s->prio) && (it = lc_qitem_of(lc_prio_take(w, &s->prio, n,
-                                                                  LC_PRIO_ANY))).p)
-        return it;
-    return take_bound_from(w, s, n, wake);
-}
-
 /* A task of w's own node: the bound FIFO, the inbox, then the other
  * workers' affine and ordinary deques. */
 static struct lc_qitem take_own_node(struct lc_worker *w, struct naft *s, int *wake)
@@ -473,6 +456,21 @@ static struct lc_qitem take_prio(struct lc_worker *w, struct naft *s, int v,
                                  enum lc_prio_mode mode)
 {
     return lc_qitem_of(lc_prio_take(w, &s->prio, v, mode));
+}
+
+/* Any task of held node n: its first-touch tasks, those with a priority,
+ * then its data-bound ones. */
+static struct lc_qitem take_held(struct lc_worker *w, struct naft *s, int n, int *wake)
+{
+    struct lc_task *t = lc_fifo_pop(&s->nodes[n].bound);
+    if (t) {
+        lc_note_steal(w, n);
+        return lc_qitem_of(t);
+    }
+    struct lc_qitem it;
+    if (lc_prio_used(&s->prio) && (it = take_prio(w, s, n, LC_PRIO_ANY)).p)
+        return it;
+    return take_bound_from(w, s, n, wake);
 }
 
 static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
