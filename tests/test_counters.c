@@ -423,6 +423,25 @@ static void test_encode(void **state)
     assert_string_equal(names[2], "uncore_upi_2");
     assert_int_equal(lc_pmu_list(sys, "cpu", names, 8), 1);
     assert_int_equal(lc_pmu_list(sys, "uncore_qpi_", names, 8), 0);
+    /* the same names from one read of the directory (perf.c's plan) */
+    struct lc_pmu_dir dir;
+    assert_int_equal(lc_pmu_dir_read(sys, &dir), 0);
+    assert_true(dir.n >= 4);
+    assert_int_equal(lc_pmu_dir_list(&dir, "uncore_upi_", names, 8), 3);
+    assert_string_equal(names[0], "uncore_upi_0");
+    assert_string_equal(names[2], "uncore_upi_2");
+    assert_int_equal(lc_pmu_dir_list(&dir, "cpu", names, 8), 1);
+    assert_string_equal(names[0], "cpu");
+    assert_int_equal(lc_pmu_dir_list(&dir, "uncore_qpi_", names, 8), 0);
+    assert_int_equal(lc_pmu_dir_list(&dir, "uncore_upi_", names, 2), 2);   /* at most max */
+    lc_pmu_dir_free(&dir);
+    assert_null(dir.names);
+    char none[PATH_MAX + 16];
+    snprintf(none, sizeof none, "%s/no-such-tree", sys);
+    assert_int_equal(lc_pmu_dir_read(none, &dir), 0);   /* no directory: no PMU */
+    assert_int_equal(dir.n, 0);
+    assert_int_equal(lc_pmu_dir_list(&dir, "cpu", names, 8), 0);
+    lc_pmu_dir_free(&dir);
     assert_int_equal(lc_cpu_package(sys, 28), 1);
     assert_int_equal(lc_cpu_package(sys, 5), -1);
 }

@@ -4,13 +4,18 @@
  * runtime's sleeper counts, not through timings), also when there are more
  * workers than cores; and sleeping workers wake up for new work, also
  * for a task pushed on a busy worker's own deque.  test_wakeup.c hammers
- * the race of that handshake (runtime/wait.c).
+ * the race of that handshake (runtime/wait.c).  And a start loads nothing
+ * the program cannot use: without PAPI in the process (this test is not
+ * linked with it), libsde, which only PAPI reads, stays out
+ * (runtime/counters/sde.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -62,6 +67,31 @@ static void run_case(const char *threads, const char *topology)
         assert_int_equal(atomic_load(&ran), 1000);
         assert_true(all_asleep());       /* and back to sleep */
     }
+    assert_int_equal(locus_finalize(), 0);
+}
+
+/* Whether a library whose file name contains name is mapped here. */
+static int mapped(const char *name)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    char line[4096];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, name) != NULL;
+    fclose(f);
+    return found;
+}
+
+static void test_no_libsde_without_papi(void **state)
+{
+    (void)state;
+    assert_false(mapped("libpapi"));   /* the premise: not linked with PAPI */
+    unsetenv("LOCUS_COUNTERS");
+    setenv("LOCUS_THREADS", "2", 1);
+    unsetenv("LOCUS_TOPOLOGY");
+    assert_int_equal(locus_init(), 0);
+    assert_false(mapped("libsde"));
     assert_int_equal(locus_finalize(), 0);
 }
 
@@ -144,6 +174,7 @@ static void test_wake_for_own_push(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_libsde_without_papi),
         cmocka_unit_test(test_idle_sleeps),
         cmocka_unit_test(test_idle_sleeps_oversubscribed),
         cmocka_unit_test(test_idle_sleeps_on_every_node),

@@ -60,6 +60,8 @@ struct lc_ctr_machine {
 };
 
 int lc_ctr_detect(const struct lc_ctr_env *env, struct lc_ctr_machine *m);
+/* perf_event_paranoid alone (procfs of env), LC_PARANOID_NONE without it. */
+int lc_ctr_paranoid(const struct lc_ctr_env *env);
 
 /* Why an event cannot be opened, from perf_event_open's errno. */
 void lc_ctr_errno_reason(int err, const struct lc_ctr_machine *m, const char *what,
@@ -137,6 +139,20 @@ int lc_pmu_read(const char *sysfs, const char *name, struct lc_pmu *p, char *err
 /* Every PMU whose name is prefix followed by digits (or prefix itself when
  * it does not end in '_'), sorted by box.  Returns the count (at most max). */
 int lc_pmu_list(const char *sysfs, const char *prefix, char names[][LC_PMU_NAME_MAX], int max);
+/* The names under sysfs/bus/event_source/devices, read once for a caller
+ * that looks up many prefixes (perf.c's plan: one directory scan instead
+ * of one per event; each costs tens of microseconds of a program's first
+ * parallel region).  lc_pmu_dir_read: 0, or -ENOMEM (n 0 when the
+ * directory cannot be read: no PMU); lc_pmu_dir_list filters it as
+ * lc_pmu_list does; lc_pmu_dir_free releases it. */
+struct lc_pmu_dir {
+    char (*names)[LC_PMU_NAME_MAX];
+    int n;
+};
+int lc_pmu_dir_read(const char *sysfs, struct lc_pmu_dir *d);
+int lc_pmu_dir_list(const struct lc_pmu_dir *d, const char *prefix,
+                    char names[][LC_PMU_NAME_MAX], int max);
+void lc_pmu_dir_free(struct lc_pmu_dir *d);
 /* Parses one format file's text, "config:0-7,21" or "config1:0-31". */
 int lc_pmu_parse_format(const char *text, struct lc_pmu_field *f);
 /* Encodes "event=0x04,umask=0x08" through p's format into config[0..2].

@@ -87,23 +87,40 @@ int lc_ctr_detect(const struct lc_ctr_env *env, struct lc_ctr_machine *m)
         parse_cpuinfo(f, m);
         fclose(f);
     }
-    m->paranoid = LC_PARANOID_NONE;
-    snprintf(path, sizeof path, "%s/sys/kernel/perf_event_paranoid", procfs);
-    f = fopen(path, "re");
-    if (f != NULL) {
-        int v;
-        if (fscanf(f, "%d", &v) == 1)
-            m->paranoid = v;
-        fclose(f);
-    }
+    m->paranoid = lc_ctr_paranoid(env);
     m->privileged = privileged(procfs);
 
+    /* one scan of the PMU directory for the four names */
     char names[LC_CTR_MAX_SOCKETS][LC_PMU_NAME_MAX];
-    m->cpu_pmu = lc_pmu_list(sysfs, "cpu", names, 1) > 0;
-    m->uncore_pmus = lc_pmu_list(sysfs, "uncore_upi_", names, LC_CTR_MAX_SOCKETS)
-                   + lc_pmu_list(sysfs, "uncore_qpi_", names, LC_CTR_MAX_SOCKETS)
-                   + lc_pmu_list(sysfs, "amd_df", names, 1);
+    struct lc_pmu_dir dir;
+    if (lc_pmu_dir_read(sysfs, &dir) == 0) {
+        m->cpu_pmu = lc_pmu_dir_list(&dir, "cpu", names, 1) > 0;
+        m->uncore_pmus = lc_pmu_dir_list(&dir, "uncore_upi_", names, LC_CTR_MAX_SOCKETS)
+                       + lc_pmu_dir_list(&dir, "uncore_qpi_", names, LC_CTR_MAX_SOCKETS)
+                       + lc_pmu_dir_list(&dir, "amd_df", names, 1);
+        lc_pmu_dir_free(&dir);
+    } else {   /* no memory for the names: one scan each */
+        m->cpu_pmu = lc_pmu_list(sysfs, "cpu", names, 1) > 0;
+        m->uncore_pmus = lc_pmu_list(sysfs, "uncore_upi_", names, LC_CTR_MAX_SOCKETS)
+                       + lc_pmu_list(sysfs, "uncore_qpi_", names, LC_CTR_MAX_SOCKETS)
+                       + lc_pmu_list(sysfs, "amd_df", names, 1);
+    }
     return 0;
+}
+
+int lc_ctr_paranoid(const struct lc_ctr_env *env)
+{
+    const char *procfs = root_or(env ? env->procfs : NULL, "/proc");
+    char path[4096];
+    int v = LC_PARANOID_NONE;
+    snprintf(path, sizeof path, "%s/sys/kernel/perf_event_paranoid", procfs);
+    FILE *f = fopen(path, "re");
+    if (f != NULL) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = LC_PARANOID_NONE;
+        fclose(f);
+    }
+    return v;
 }
 
 void lc_ctr_blocker(const struct lc_ctr_machine *m, int uncore, int have_pmu,

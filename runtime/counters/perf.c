@@ -133,11 +133,14 @@ int lc_perf_plan(struct lc_counters *c, const struct lc_ctr_table *t, struct lc_
 
     memset(plan, 0, sizeof *plan);
     lc_ctr_blocker(&c->mach, 0, c->mach.cpu_pmu, core_block, sizeof core_block);
+    struct lc_pmu_dir dir;
+    if (lc_pmu_dir_read(sysfs, &dir) < 0)
+        return -ENOMEM;
 
     for (size_t i = 0; i < t->nev && r == 0; i++) {
         const struct lc_ctr_event *e = &t->ev[i];
         int core = lc_ctr_event_is_core(e);
-        int n = lc_pmu_list(sysfs, e->pmu, names, LC_CTR_MAX_SOCKETS);
+        int n = lc_pmu_dir_list(&dir, e->pmu, names, LC_CTR_MAX_SOCKETS);
 
         if (core && core_block[0] != '\0') {
             mark(c, e->classes, core_block);
@@ -193,6 +196,7 @@ int lc_perf_plan(struct lc_counters *c, const struct lc_ctr_table *t, struct lc_
         }
     }
     free(pc.p);
+    lc_pmu_dir_free(&dir);
     if (r < 0)
         lc_perf_plan_free(plan);
     return r;
@@ -211,9 +215,7 @@ void lc_perf_plan_free(struct lc_perf_plan *plan)
  * else (no PMU, privileges) is said per class by perf_open. */
 static int perf_probe(const struct lc_ctr_env *env, char *buf, size_t len)
 {
-    struct lc_ctr_machine m;
-    lc_ctr_detect(env, &m);
-    if (m.paranoid == LC_PARANOID_NONE) {
+    if (lc_ctr_paranoid(env) == LC_PARANOID_NONE) {
         snprintf(buf, len, "the kernel has no perf_event support (no perf_event_paranoid)");
         return -ENOSYS;
     }

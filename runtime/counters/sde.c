@@ -119,11 +119,22 @@ static long long callback(void *param)
     return v;
 }
 
+/* 0, -1 (fail_reason says why), or 1: PAPI is not in the process yet, so
+ * nothing could read the events; a later locus_init() looks again. */
 static int resolve(void)
 {
     init_fn init = (init_fn)dlsym(RTLD_DEFAULT, "papi_sde_init");
     void *lib = NULL;
     if (init == NULL) {
+        /* Only PAPI reads these events, and only the copy of PAPI in this
+         * process: without it, loading libsde (with its search of the
+         * library path, the largest part of what counters cost a
+         * program's first parallel region) buys nothing. */
+        if (dlsym(RTLD_DEFAULT, "PAPI_library_init") == NULL) {
+            snprintf(fail_reason, sizeof fail_reason, "PAPI is not in this process (link the "
+                     "program with -lpapi or -lsde to read sde:::locus events)");
+            return 1;
+        }
         lib = dlopen("libsde.so.1", RTLD_NOW | RTLD_GLOBAL);
         if (lib == NULL) {
             const char *e = dlerror();
@@ -151,8 +162,9 @@ static void reg(intptr_t idx, const char *name)
 static void load_once(void)
 {
     if (!tried) {
-        tried = 1;
-        if (resolve() < 0)
+        int r = resolve();
+        tried = r <= 0;   /* no PAPI yet: a later init may find it */
+        if (r != 0)
             sde_init_fn = NULL;
     }
 }

@@ -187,6 +187,23 @@ static int cmp_box(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Whether PMU name s is prefix followed by digits (or prefix itself when
+ * prefix does not end in '_'), and short enough to keep. */
+static int pmu_matches(const char *s, const char *prefix, size_t pl)
+{
+    if (strncmp(s, prefix, pl) != 0 || strlen(s) >= LC_PMU_NAME_MAX)
+        return 0;
+    if (pl > 0 && prefix[pl - 1] == '_') {
+        const char *q = s + pl;
+        if (*q == '\0')
+            return 0;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        return *q == '\0';
+    }
+    return s[pl] == '\0';
+}
+
 int lc_pmu_list(const char *sysfs, const char *prefix, char names[][LC_PMU_NAME_MAX], int max)
 {
     char path[4096];
@@ -198,26 +215,65 @@ int lc_pmu_list(const char *sysfs, const char *prefix, char names[][LC_PMU_NAME_
     if (d == NULL)
         return 0;
     struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < max) {
-        const char *s = e->d_name;
-        if (strncmp(s, prefix, pl) != 0 || strlen(s) >= LC_PMU_NAME_MAX)
-            continue;
-        if (pl > 0 && prefix[pl - 1] == '_') {
-            const char *q = s + pl;
-            if (*q == '\0')
-                continue;
-            while (*q >= '0' && *q <= '9')
-                q++;
-            if (*q != '\0')
-                continue;
-        } else if (s[pl] != '\0') {
-            continue;
-        }
-        memcpy(names[n++], s, strlen(s) + 1); /* shorter than LC_PMU_NAME_MAX, checked above */
-    }
+    while ((e = readdir(d)) != NULL && n < max)
+        if (pmu_matches(e->d_name, prefix, pl))
+            memcpy(names[n++], e->d_name, strlen(e->d_name) + 1); /* length checked */
     closedir(d);
     qsort(names, (size_t)n, LC_PMU_NAME_MAX, cmp_box);
     return n;
+}
+
+int lc_pmu_dir_read(const char *sysfs, struct lc_pmu_dir *pd)
+{
+    char path[4096];
+    int cap = 0;
+
+    pd->names = NULL;
+    pd->n = 0;
+    snprintf(path, sizeof path, "%s/bus/event_source/devices", sysfs);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return 0;
+    struct dirent *e;
+    int r = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || strlen(e->d_name) >= LC_PMU_NAME_MAX)
+            continue;
+        if (pd->n == cap) {
+            int ncap = cap ? 2 * cap : 32;
+            char (*nn)[LC_PMU_NAME_MAX] = realloc(pd->names, (size_t)ncap * LC_PMU_NAME_MAX);
+            if (nn == NULL) {
+                r = -ENOMEM;
+                break;
+            }
+            pd->names = nn;
+            cap = ncap;
+        }
+        memcpy(pd->names[pd->n++], e->d_name, strlen(e->d_name) + 1);
+    }
+    closedir(d);
+    if (r < 0)
+        lc_pmu_dir_free(pd);
+    return r;
+}
+
+int lc_pmu_dir_list(const struct lc_pmu_dir *pd, const char *prefix,
+                    char names[][LC_PMU_NAME_MAX], int max)
+{
+    size_t pl = strlen(prefix);
+    int n = 0;
+    for (int i = 0; i < pd->n && n < max; i++)
+        if (pmu_matches(pd->names[i], prefix, pl))
+            memcpy(names[n++], pd->names[i], strlen(pd->names[i]) + 1);
+    qsort(names, (size_t)n, LC_PMU_NAME_MAX, cmp_box);
+    return n;
+}
+
+void lc_pmu_dir_free(struct lc_pmu_dir *pd)
+{
+    free(pd->names);
+    pd->names = NULL;
+    pd->n = 0;
 }
 
 /* Spreads the low bits of v over the set bits of mask, low to high. */
