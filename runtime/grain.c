@@ -15,20 +15,45 @@
  * within a fraction of a percent, plenty for a threshold. */
 #define CALIBRATE_NS 100000u
 
+#if defined(__x86_64__) || defined(__i386__)
+static _Atomic uint64_t rate;
+/* Both clocks as lc_grain_clock_mark() read them (0: not read) */
+static _Atomic uint64_t mark_ns, mark_ticks;
+#endif
+
+void lc_grain_clock_mark(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (lc_sim || lc_sim_frozen()   /* simulated clocks: no rate to measure */
+        || atomic_load_explicit(&rate, memory_order_relaxed)
+        || atomic_load_explicit(&mark_ns, memory_order_relaxed))
+        return;
+    atomic_store_explicit(&mark_ticks, lc_ticks(), memory_order_relaxed);
+    atomic_store_explicit(&mark_ns, lc_now_ns(), memory_order_relaxed);
+#endif
+}
+
 /* Ticks of lc_ticks() per 2^16 ns, measured at the first call only: the
  * rate is the machine's, and every locus_init() after the first (test
  * suites start the runtime hundreds of times) would spin for it again.
+ * The window opens at lc_grain_clock_mark(), when the first locus_init()
+ * began, so the time init spends reading the topology counts towards it
+ * and the first parallel region waits only for what is left of it.
  * Racing first calls both measure and store about the same value. */
 static uint64_t ticks_per_64k_ns(void)
 {
     if (lc_sim || lc_sim_frozen())
         return 65536;   /* lc_ticks() is (or is to be) simulated nanoseconds */
 #if defined(__x86_64__) || defined(__i386__)
-    static _Atomic uint64_t rate;
     uint64_t r = atomic_load_explicit(&rate, memory_order_relaxed);
     if (r)
         return r;
-    uint64_t n0 = lc_now_ns(), t0 = lc_ticks(), n1, t1;
+    uint64_t n0 = atomic_load_explicit(&mark_ns, memory_order_relaxed);
+    uint64_t t0 = atomic_load_explicit(&mark_ticks, memory_order_relaxed), n1, t1;
+    if (!n0 || !t0 || lc_now_ns() - n0 > 1000000000ull) {   /* no mark, or a stale one */
+        n0 = lc_now_ns();
+        t0 = lc_ticks();
+    }
     do {
         n1 = lc_now_ns();
         t1 = lc_ticks();

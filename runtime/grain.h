@@ -101,6 +101,11 @@ static inline uint64_t lc_ticks(void)
 #define LC_GRAIN_NOW() lc_ticks()
 #endif
 
+/* grain.c: opens the window in which the clock's rate is measured (once
+ * per process; lc_grain_init closes it), so that what init does meanwhile
+ * is not spent waiting.  Called first thing in init. */
+void lc_grain_clock_mark(void);
+
 /* grain.c: sets g up for a limit of limit_ns (0 = off) and nworkers
  * workers, measuring the clock's rate against CLOCK_MONOTONIC (about
  * 100 us, once per process) where it needs it. */

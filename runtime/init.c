@@ -35,6 +35,7 @@ static pthread_mutex_t lc_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t lc_init_thread;
 static struct lc_thread initial_thread;   /* the record of the thread that called locus_init */
 
+
 /*
  * Starts w's thread already on its CPU when workers are bound.  The
  * initial thread is bound to worker 0's CPU by now, and a thread inherits
@@ -156,6 +157,7 @@ static int init_runtime(int team_mode, int team_threads)
         return lc_error(-EALREADY, "locus_init: the runtime is already running");
     }
     lc_error_clear();
+    lc_grain_clock_mark();   /* the clock's rate is measured across what follows */
     /* aligned: the runtime keeps its often-written fields on lines of their own */
     rt = aligned_alloc(LC_CACHELINE, (sizeof *rt + LC_CACHELINE - 1) / LC_CACHELINE * LC_CACHELINE);
     if (rt)
@@ -362,7 +364,8 @@ static int init_runtime(int team_mode, int team_threads)
     uint32_t up;
     while ((up = atomic_load_explicit(&rt->started, memory_order_seq_cst))
            < (uint32_t)rt->nworkers - 1)
-        futex_wait(&rt->started, up);
+        futex_wait_polled(&rt->started, up,
+                          rt->oversubscribed || rt->opt.sim[0] ? 0 : LC_START_POLL_NS);
     if (!lc_threads_ok(rt)) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for a worker's first allocation");
         lc_rt = NULL;

@@ -80,10 +80,10 @@ static void restore_exec(struct lc_worker *w, const struct lc_thread *t)
 }
 
 /* Sleeps until t's turn comes (its `go` set by whoever hands it a worker). */
-static void wait_turn(struct lc_thread *t)
+static void wait_turn(struct lc_thread *t, uint64_t poll_ns)
 {
     while (!atomic_load_explicit(&t->go, memory_order_acquire))
-        futex_wait(&t->go, 0);
+        futex_wait_polled(&t->go, 0, poll_ns);
 }
 
 /* Gives t its turn, on worker w (NULL: stop), from the thread `from`
@@ -174,7 +174,7 @@ static void idle(struct lc_runtime *rt, struct lc_thread *me)
         me->next = rt->threads_idle;
         rt->threads_idle = me;
         pthread_mutex_unlock(&rt->threads_lock);
-        wait_turn(me);
+        wait_turn(me, 0);
         if (!me->slot)
             return;   /* stop */
         serve(me, me->slot);
@@ -199,7 +199,9 @@ void *lc_thread_main(void *arg)
     atomic_fetch_add_explicit(&rt->started, 1, memory_order_seq_cst);
     futex_wake(&rt->started, INT_MAX);
     if (me->ok) {
-        wait_turn(me);
+        /* the first turn comes as soon as every worker has started
+         * (init.c): polled for as long as init polls for the start */
+        wait_turn(me, rt->oversubscribed || rt->opt.sim[0] ? 0 : LC_START_POLL_NS);
         if (me->slot) {
             serve(me, me->slot);
             idle(rt, me);
@@ -336,7 +338,7 @@ void lc_thread_leave(struct lc_worker *w, struct lc_thread *to)
 static void back_on(struct lc_worker *w)
 {
     struct lc_thread *me = lc_thr;
-    wait_turn(me);
+    wait_turn(me, 0);
     atomic_fetch_sub_explicit(&w->rt->nsuspended, 1, memory_order_relaxed);
     restore_exec(w, me);
     lc_self = w;
@@ -376,7 +378,7 @@ int lc_thread_switch(struct lc_worker *w, int outermost)
     give_turn(to, w, me);
     if (outermost)
         return 1;   /* w is the other thread's now: not another look at it */
-    wait_turn(me);
+    wait_turn(me, 0);
     restore_exec(w, me);
     lc_self = w;
     return 0;

@@ -102,6 +102,15 @@ extern __thread struct lc_thread *lc_thr __attribute__((tls_model("initial-exec"
 /* init.c: the initial thread's record (static: it outlives no runtime),
  * serving worker 0. */
 void lc_thread_init_initial(struct lc_thread *t, struct lc_worker *w);
+
+/* How long a worker's start is polled for before its waiter sleeps: by
+ * init for the thread to be up, by the thread for its first turn, both
+ * on the way of a program's first parallel region, where each futex
+ * wake-up would add tens of microseconds to a start of 100-200
+ * (benchmarks/README.md).  Not when the workers outnumber the CPUs or
+ * under simulation (futex.h, futex_wait_polled). */
+#define LC_START_POLL_NS 1000000u
+
 /* A worker thread's life (init.c starts it on worker w): serves w, then,
  * whenever it has given its worker away at its outermost loop, waits idle
  * for another to serve, until the runtime stops. */
