@@ -56,14 +56,14 @@ static inline void futex_wait_ns(_Atomic uint32_t *addr, uint32_t val, uint64_t 
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
 }
 
+uint64_t lc_now_ns(void);   /* stats.c */
+
 /* futex_wait, after polling *addr for up to poll_ns nanoseconds (0: no
  * polling): for a wait known to be short and on the way of a program's
  * first parallel region (a worker thread starting), where a futex
  * wake-up's tens of microseconds would be most of it.  Only where the
  * waiter has a CPU to itself: a poller holds the CPU the awaited thread
  * may need. */
-uint64_t lc_now_ns(void);   /* stats.c */
-
 static inline void futex_wait_polled(_Atomic uint32_t *addr, uint32_t val, uint64_t poll_ns)
 {
     if (poll_ns && __builtin_expect(lc_sim == NULL, 1)) {

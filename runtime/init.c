@@ -35,7 +35,6 @@ static pthread_mutex_t lc_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t lc_init_thread;
 static struct lc_thread initial_thread;   /* the record of the thread that called locus_init */
 
-
 /*
  * Starts w's thread already on its CPU when workers are bound.  The
  * initial thread is bound to worker 0's CPU by now, and a thread inherits
