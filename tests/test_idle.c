@@ -5,9 +5,9 @@
  * workers than cores; and sleeping workers wake up for new work, also
  * for a task pushed on a busy worker's own deque.  test_wakeup.c hammers
  * the race of that handshake (runtime/wait.c).  And a start loads nothing
- * the program cannot use: without PAPI in the process (this test is not
- * linked with it), libsde, which only PAPI reads, stays out
- * (runtime/counters/sde.c).
+ * the program cannot use: without PAPI in the process (the plain build
+ * of this test is not linked with it), libsde, which only PAPI reads,
+ * stays out (runtime/counters/sde.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,7 +86,13 @@ static int mapped(const char *name)
 static void test_no_libsde_without_papi(void **state)
 {
     (void)state;
-    assert_false(mapped("libpapi"));   /* the premise: not linked with PAPI */
+    /* the premise: PAPI is not in the process.  Linked as the suite's
+     * other tests are, with --as-needed dropping it where nothing here
+     * calls it; sanitizer builds link it in all the same */
+    if (mapped("libpapi")) {
+        print_message("skipped: this binary has PAPI linked in (a sanitizer build)\n");
+        skip();
+    }
     unsetenv("LOCUS_COUNTERS");
     setenv("LOCUS_THREADS", "2", 1);
     unsetenv("LOCUS_TOPOLOGY");
