@@ -363,8 +363,7 @@ static int init_runtime(int team_mode, int team_threads)
     uint32_t up;
     while ((up = atomic_load_explicit(&rt->started, memory_order_seq_cst))
            < (uint32_t)rt->nworkers - 1)
-        futex_wait_polled(&rt->started, up,
-                          rt->oversubscribed || rt->opt.sim[0] ? 0 : LC_START_POLL_NS);
+        futex_wait_polled(&rt->started, up, lc_start_poll_ns(rt));
     if (!lc_threads_ok(rt)) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for a worker's first allocation");
         lc_rt = NULL;

@@ -201,7 +201,7 @@ void *lc_thread_main(void *arg)
     if (me->ok) {
         /* the first turn comes as soon as every worker has started
          * (init.c): polled for as long as init polls for the start */
-        wait_turn(me, rt->oversubscribed || rt->opt.sim[0] ? 0 : LC_START_POLL_NS);
+        wait_turn(me, lc_start_poll_ns(rt));
         if (me->slot) {
             serve(me, me->slot);
             idle(rt, me);

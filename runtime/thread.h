@@ -110,6 +110,7 @@ void lc_thread_init_initial(struct lc_thread *t, struct lc_worker *w);
  * (benchmarks/README.md).  Not when the workers outnumber the CPUs or
  * under simulation (futex.h, futex_wait_polled). */
 #define LC_START_POLL_NS 1000000u
+#define lc_start_poll_ns(rt) ((rt)->oversubscribed || (rt)->opt.sim[0] ? 0 : LC_START_POLL_NS)
 
 /* A worker thread's life (init.c starts it on worker w): serves w, then,
  * whenever it has given its worker away at its outermost loop, waits idle

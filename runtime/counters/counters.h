@@ -142,12 +142,14 @@ int lc_pmu_list(const char *sysfs, const char *prefix, char names[][LC_PMU_NAME_
 /* The names under sysfs/bus/event_source/devices, read once for a caller
  * that looks up many prefixes (perf.c's plan: one directory scan instead
  * of one per event; each costs tens of microseconds of a program's first
- * parallel region).  lc_pmu_dir_read: 0, or -ENOMEM (n 0 when the
- * directory cannot be read: no PMU); lc_pmu_dir_list filters it as
- * lc_pmu_list does; lc_pmu_dir_free releases it. */
+ * parallel region).  lc_pmu_dir_read: 0, or -ENOMEM, after which d still
+ * answers, by one scan per lookup (n 0 when the directory cannot be read:
+ * no PMU); lc_pmu_dir_list filters it as lc_pmu_list does;
+ * lc_pmu_dir_free releases it. */
 struct lc_pmu_dir {
     char (*names)[LC_PMU_NAME_MAX];
     int n;
+    const char *scan;       /* no memory for the names: the sysfs root to scan */
 };
 int lc_pmu_dir_read(const char *sysfs, struct lc_pmu_dir *d);
 int lc_pmu_dir_list(const struct lc_pmu_dir *d, const char *prefix,

@@ -93,18 +93,12 @@ int lc_ctr_detect(const struct lc_ctr_env *env, struct lc_ctr_machine *m)
     /* one scan of the PMU directory for the four names */
     char names[LC_CTR_MAX_SOCKETS][LC_PMU_NAME_MAX];
     struct lc_pmu_dir dir;
-    if (lc_pmu_dir_read(sysfs, &dir) == 0) {
-        m->cpu_pmu = lc_pmu_dir_list(&dir, "cpu", names, 1) > 0;
-        m->uncore_pmus = lc_pmu_dir_list(&dir, "uncore_upi_", names, LC_CTR_MAX_SOCKETS)
-                       + lc_pmu_dir_list(&dir, "uncore_qpi_", names, LC_CTR_MAX_SOCKETS)
-                       + lc_pmu_dir_list(&dir, "amd_df", names, 1);
-        lc_pmu_dir_free(&dir);
-    } else {   /* no memory for the names: one scan each */
-        m->cpu_pmu = lc_pmu_list(sysfs, "cpu", names, 1) > 0;
-        m->uncore_pmus = lc_pmu_list(sysfs, "uncore_upi_", names, LC_CTR_MAX_SOCKETS)
-                       + lc_pmu_list(sysfs, "uncore_qpi_", names, LC_CTR_MAX_SOCKETS)
-                       + lc_pmu_list(sysfs, "amd_df", names, 1);
-    }
+    (void)lc_pmu_dir_read(sysfs, &dir);   /* without memory it scans per lookup */
+    m->cpu_pmu = lc_pmu_dir_list(&dir, "cpu", names, 1) > 0;
+    m->uncore_pmus = lc_pmu_dir_list(&dir, "uncore_upi_", names, LC_CTR_MAX_SOCKETS)
+                   + lc_pmu_dir_list(&dir, "uncore_qpi_", names, LC_CTR_MAX_SOCKETS)
+                   + lc_pmu_dir_list(&dir, "amd_df", names, 1);
+    lc_pmu_dir_free(&dir);
     return 0;
 }
 

@@ -230,6 +230,7 @@ int lc_pmu_dir_read(const char *sysfs, struct lc_pmu_dir *pd)
 
     pd->names = NULL;
     pd->n = 0;
+    pd->scan = NULL;
     snprintf(path, sizeof path, "%s/bus/event_source/devices", sysfs);
     DIR *d = opendir(path);
     if (d == NULL)
@@ -252,14 +253,18 @@ int lc_pmu_dir_read(const char *sysfs, struct lc_pmu_dir *pd)
         memcpy(pd->names[pd->n++], e->d_name, strlen(e->d_name) + 1);
     }
     closedir(d);
-    if (r < 0)
+    if (r < 0) {
         lc_pmu_dir_free(pd);
+        pd->scan = sysfs;
+    }
     return r;
 }
 
 int lc_pmu_dir_list(const struct lc_pmu_dir *pd, const char *prefix,
                     char names[][LC_PMU_NAME_MAX], int max)
 {
+    if (pd->scan)
+        return lc_pmu_list(pd->scan, prefix, names, max);
     size_t pl = strlen(prefix);
     int n = 0;
     for (int i = 0; i < pd->n && n < max; i++)
@@ -274,6 +279,7 @@ void lc_pmu_dir_free(struct lc_pmu_dir *pd)
     free(pd->names);
     pd->names = NULL;
     pd->n = 0;
+    pd->scan = NULL;
 }
 
 /* Spreads the low bits of v over the set bits of mask, low to high. */
