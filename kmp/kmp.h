@@ -168,11 +168,6 @@ void lc_kmp_task_queue(kmp_task_t *t, void **depend, bool if_clause);
 void lc_kmp_task_run_now(kmp_task_t *t);
 /* A new id for a task (copies of a taskloop's pattern). */
 uint64_t lc_kmp_task_new_id(void);
-/* taskmem.c: a task block of size bytes (a multiple of 64), 64-byte
- * aligned, or NULL, and the cache it goes back to (*home, which the caller
- * keeps with the block); and its return, from any thread. */
-void *lc_kmp_block_alloc(size_t size, struct lc_kmp_cache **home);
-void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home);
 /* Runs the destructors thunk if the task has one, and frees its block. */
 void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t);
 /* proxy.c: a proxy task (KMP_TASK_PROXY) just allocated gets its event;
@@ -196,8 +191,15 @@ int omp_in_parallel(void);
 
 /* --- threads --- */
 /* The calling thread's global thread number (the gtid the compiler passes
- * back to every entry point): given on first use, never reused. */
-kmp_int32 lc_kmp_gtid(void);
+ * back to every entry point): given on first use (lc_kmp_gtid_new,
+ * parallel.c), never reused.  Inline: every task run asks for it. */
+extern __thread kmp_int32 lc_kmp_my_gtid __attribute__((tls_model("initial-exec")));
+kmp_int32 lc_kmp_gtid_new(void);
+static inline kmp_int32 lc_kmp_gtid(void)
+{
+    kmp_int32 g = lc_kmp_my_gtid;
+    return __builtin_expect(g >= 0, 1) ? g : lc_kmp_gtid_new();
+}
 
 /* num_threads and proc_bind clauses pushed for the next region the thread
  * forks (parallel.c); 0 none. */

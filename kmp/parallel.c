@@ -17,13 +17,11 @@
 __thread struct kmp_push lc_kmp_push;
 
 static _Atomic kmp_int32 next_gtid;
-static __thread kmp_int32 my_gtid __attribute__((tls_model("initial-exec"))) = -1;
+__thread kmp_int32 lc_kmp_my_gtid __attribute__((tls_model("initial-exec"))) = -1;
 
-kmp_int32 lc_kmp_gtid(void)
+kmp_int32 lc_kmp_gtid_new(void)
 {
-    if (__builtin_expect(my_gtid < 0, 0))
-        my_gtid = atomic_fetch_add_explicit(&next_gtid, 1, memory_order_relaxed);
-    return my_gtid;
+    return lc_kmp_my_gtid = atomic_fetch_add_explicit(&next_gtid, 1, memory_order_relaxed);
 }
 
 /* The initial thread is gtid 0 (threadprivate data keeps the variable

@@ -24,6 +24,7 @@
 
 #include "detach.h"
 #include "kmp.h"
+#include "taskmem.h"
 #include "runtime.h"
 
 /* gcc's GOMP_TASK_FLAG_* that GOMP_task takes (gomp-constants.h) */
@@ -65,7 +66,7 @@ KMP_EXPORT kmp_task_t *__kmpc_omp_task_alloc(ident_t *loc, kmp_int32 gtid, kmp_i
         gomp_unsupported("__kmpc_omp_task_alloc", "a task's data of 2 GiB or more");
     size_t size = (off + sizeof_shareds + sizeof(struct lc_kmp_if0) + 63) & ~(size_t)63;
     struct lc_kmp_cache *home;
-    struct lc_kmp_task *h = lc_kmp_block_alloc(size, &home);
+    struct lc_kmp_task *h = lc_kmp_block_get(size, &home);
     if (!h)
         gomp_unsupported("__kmpc_omp_task_alloc", "out of memory for a task");
     h->home = home;
@@ -105,7 +106,7 @@ void lc_kmp_task_free(kmp_int32 gtid, kmp_task_t *t)
         return;   /* its completion (proxy.c) still needs the block */
     if (h->flags & KMP_TASK_DESTRUCTORS)
         t->data1.destructors(gtid, t);
-    lc_kmp_block_free(h, h->size, h->home);
+    lc_kmp_block_put(h, h->size, h->home);
 }
 
 /* The body: an untied task's routine returns early where it queued itself
@@ -208,7 +209,7 @@ KMP_EXPORT kmp_int32 __kmpc_omp_task(ident_t *loc, kmp_int32 gtid, kmp_task_t *t
                          && !(h->flags & (KMP_TASK_FINAL | KMP_TASK_PRIORITY))
                          && gomp_task_plain(), 1)) {
         h->creator = w->cur;
-        if (lc_spawn_copied(run_task_direct, t, 0, NULL, NULL, 0) == 0)
+        if (lc_spawn_ref(run_task_direct, t) == 0)
             return 0;
     }
     lc_kmp_task_queue(t, NULL, true);

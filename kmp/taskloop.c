@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kmp.h"
+#include "taskmem.h"
 
 typedef unsigned long long ull;
 typedef void (*task_dup_t)(kmp_task_t *dst, kmp_task_t *src, kmp_int32 lastpriv);
@@ -26,7 +27,7 @@ static kmp_task_t *task_copy(kmp_task_t *t, size_t lb_off, size_t ub_off, ull lo
 {
     struct lc_kmp_task *src = lc_kmp_task_of(t);
     struct lc_kmp_cache *home;
-    struct lc_kmp_task *h = lc_kmp_block_alloc(src->size, &home);
+    struct lc_kmp_task *h = lc_kmp_block_get(src->size, &home);
     if (!h)
         gomp_unsupported("__kmpc_taskloop", "out of memory for a task");
     memcpy(h, src, src->size);

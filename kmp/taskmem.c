@@ -7,9 +7,10 @@
  * Blocks are 64-byte aligned, their size a multiple of 64; up to 1 KiB
  * they are cached.  A block goes back to the cache of the thread that
  * allocated it (its home, which the caller keeps in the block's header):
- * freed by that thread, onto its own list (at most CACHE_MAX per class,
- * the rest to malloc); freed by another, onto the home's return list, a
- * lock-free stack the home takes whole when its own list is empty.  Tasks
+ * freed by that thread, onto its own list (LC_KMP_CACHE_MAX a class at
+ * most, the rest to malloc); freed by another, onto the home's return
+ * list, a lock-free stack the home takes whole when its own list is empty
+ * (taskmem.h inlines the own list's pop and push).  Tasks
  * flow from the threads that create them to those that run them, so a
  * block freed into the runner's cache would leave the creator to malloc
  * every block, and glibc's arenas then pass each one back across threads
@@ -38,65 +39,50 @@
 #include <stdlib.h>
 
 #include "kmp.h"
+#include "taskmem.h"
 
-#define BLOCK 64
-#define NCLASSES 16
-#define CACHE_MAX 256
 #define RETURN_BATCH 16
-
-struct free_block {
-    struct free_block *next;
-};
-
-struct lc_kmp_cache {
-    struct free_block *head[NCLASSES];       /* the owner's own list */
-    unsigned n[NCLASSES];
-    _Atomic(struct free_block *) back[NCLASSES];   /* returned by other threads */
-    _Atomic int gone;                        /* no thread owns it now */
-    struct lc_kmp_cache *next;               /* on the list of every cache */
-};
 
 /* every cache ever made; those whose thread is gone are taken again */
 static struct lc_kmp_cache *caches;
 static pthread_mutex_t caches_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static __thread struct lc_kmp_cache *mine __attribute__((tls_model("initial-exec")));
+__thread struct lc_kmp_cache *lc_kmp_mine __attribute__((tls_model("initial-exec")));
 static __thread int no_cache __attribute__((tls_model("initial-exec")));
 
 /* The blocks this thread freed for another thread's cache, not yet
  * returned: a chain per size class, all for one home. */
 struct return_chain {
     struct lc_kmp_cache *home;
-    struct free_block *head, *tail;
+    struct lc_kmp_free_block *head, *tail;
     unsigned n;
 };
-static __thread struct return_chain returning[NCLASSES] __attribute__((tls_model("initial-exec")));
+static __thread struct return_chain returning[LC_KMP_NCLASSES]
+    __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
-static void free_list(struct free_block *b)
+static void free_list(struct lc_kmp_free_block *b)
 {
     while (b) {
-        struct free_block *next = b->next;
+        struct lc_kmp_free_block *next = b->next;
         free(b);
         b = next;
     }
 }
 
-/* Hands the chain of class k to its home (or frees it, the home's thread
- * gone). */
 /* Pushes the chain head .. tail of class k onto home's return list, or
  * frees it when home's thread is gone. */
-static void give_back(struct lc_kmp_cache *home, size_t k, struct free_block *head,
-                      struct free_block *tail)
+static void give_back(struct lc_kmp_cache *home, size_t k, struct lc_kmp_free_block *head,
+                      struct lc_kmp_free_block *tail)
 {
     if (atomic_load_explicit(&home->gone, memory_order_acquire)) {
         tail->next = NULL;
         free_list(head);
         return;
     }
-    struct free_block *top = atomic_load_explicit(&home->back[k], memory_order_relaxed);
+    struct lc_kmp_free_block *top = atomic_load_explicit(&home->back[k], memory_order_relaxed);
     do {
         tail->next = top;
     } while (!atomic_compare_exchange_weak_explicit(&home->back[k], &top, head,
@@ -117,18 +103,18 @@ static void return_flush(size_t k)
 static void drop_cache(void *arg)
 {
     struct lc_kmp_cache *c = arg;
-    for (size_t k = 0; k < NCLASSES; k++)
+    for (size_t k = 0; k < LC_KMP_NCLASSES; k++)
         return_flush(k);   /* before the lock: a home may be this cache itself */
     pthread_mutex_lock(&caches_lock);
     atomic_store_explicit(&c->gone, 1, memory_order_seq_cst);
-    for (int k = 0; k < NCLASSES; k++) {
+    for (int k = 0; k < LC_KMP_NCLASSES; k++) {
         free_list(c->head[k]);
         c->head[k] = NULL;
         c->n[k] = 0;
         free_list(atomic_exchange_explicit(&c->back[k], NULL, memory_order_acquire));
     }
     pthread_mutex_unlock(&caches_lock);
-    mine = NULL;
+    lc_kmp_mine = NULL;
 }
 
 static void make_key(void)
@@ -141,8 +127,8 @@ static void make_key(void)
  * (blocks are then plain malloc'd ones). */
 static struct lc_kmp_cache *my_cache(void)
 {
-    if (__builtin_expect(mine != NULL, 1))
-        return mine;
+    if (__builtin_expect(lc_kmp_mine != NULL, 1))
+        return lc_kmp_mine;
     if (no_cache)
         return NULL;
     pthread_once(&exit_once, make_key);
@@ -167,47 +153,48 @@ static struct lc_kmp_cache *my_cache(void)
         no_cache = 1;
         return NULL;
     }
-    return mine = c;
+    return lc_kmp_mine = c;
 }
 
 void *lc_kmp_block_alloc(size_t size, struct lc_kmp_cache **home)
 {
-    size_t k = size / BLOCK - 1;
-    struct lc_kmp_cache *c = k < NCLASSES ? my_cache() : NULL;
+    size_t k = size / LC_KMP_BLOCK - 1;
+    struct lc_kmp_cache *c = k < LC_KMP_NCLASSES ? my_cache() : NULL;
     *home = c;
     if (!c)
-        return aligned_alloc(BLOCK, size);
+        return aligned_alloc(LC_KMP_BLOCK, size);
     if (!c->head[k] && atomic_load_explicit(&c->back[k], memory_order_relaxed)) {
-        /* take back every block other threads returned */
-        struct free_block *b = atomic_exchange_explicit(&c->back[k], NULL, memory_order_acquire);
-        c->head[k] = b;
-        for (; b; b = b->next)
-            c->n[k]++;
+        /* take back every block other threads returned, uncounted: n
+         * bounds what the owner keeps of the blocks it freed, and these
+         * are blocks it allocated, bounded by its tasks in flight; counting
+         * them walked the chain, a cache miss per block on the spawner */
+        c->head[k] = atomic_exchange_explicit(&c->back[k], NULL, memory_order_acquire);
     }
-    struct free_block *b = c->head[k];
+    struct lc_kmp_free_block *b = c->head[k];
     if (b) {
         c->head[k] = b->next;
-        c->n[k]--;
+        if (c->n[k])
+            c->n[k]--;
         if (b->next) {
             /* the next block was last written on the core that ran its
              * task: ask for its first lines now, for the next spawn */
             char *nx = (char *)b->next;
-            for (size_t off = 0; off < size && off < 4 * BLOCK; off += BLOCK)
+            for (size_t off = 0; off < size && off < 4 * LC_KMP_BLOCK; off += LC_KMP_BLOCK)
                 __builtin_prefetch(nx + off, 1, 3);
         }
         return b;
     }
-    return aligned_alloc(BLOCK, size);
+    return aligned_alloc(LC_KMP_BLOCK, size);
 }
 
 void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home)
 {
-    size_t k = size / BLOCK - 1;
-    struct free_block *b = p;
+    size_t k = size / LC_KMP_BLOCK - 1;
+    struct lc_kmp_free_block *b = p;
     if (!home) {
         free(p);
-    } else if (home == mine) {
-        if (home->n[k] < CACHE_MAX) {
+    } else if (home == lc_kmp_mine) {
+        if (home->n[k] < LC_KMP_CACHE_MAX) {
             b->next = home->head[k];
             home->head[k] = b;
             home->n[k]++;

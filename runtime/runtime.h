@@ -439,6 +439,9 @@ typedef void (*lc_copy_fn)(void *dst, void *src);
  * memcpy when cpyfn is NULL */
 int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_fn cpyfn,
                     const locus_dep_t *deps, size_t ndeps);
+/* spawn.c: a task without dependencies, fn(arg) with arg not copied (the
+ * caller keeps it alive until the task has run).  0 or -errno. */
+int lc_spawn_ref(locus_task_fn fn, void *arg);
 /* spawn.c: a task without dependencies run at once on the calling worker
  * (an undeferred OpenMP task), fn(arg) with arg not copied; name_fn as
  * lc_spawn_hinted's.  0, or -ENOMEM (nothing ran). */

@@ -410,6 +410,16 @@ int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_
     return spawn(fn, arg, arg_size, cpyfn, deps, ndeps, -1, 0, NULL, NULL, 0);
 }
 
+/* kmp/task.c: a task without dependencies whose argument is arg itself
+ * (the caller's block outlives the task).  lc_spawn_copied with arg_size
+ * 0 and no dependencies, compiled for that case alone: a clang program's
+ * every plain task comes this way, and the general spawn's copying and
+ * dependency paths cost it a few nanoseconds each. */
+int lc_spawn_ref(locus_task_fn fn, void *arg)
+{
+    return spawn(fn, arg, 0, NULL, NULL, 0, -1, 0, NULL, NULL, 0);
+}
+
 /* gomp/task.c: an undeferred task (OpenMP's if(0)), run now on the calling
  * worker as a child of its current task, which is how libgomp and libomp
  * run it: the body sees the encountering thread's threadprivate data, and
