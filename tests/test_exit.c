@@ -16,7 +16,8 @@
  *   LOCUS_SIGNALS=0: SIGTERM is left alone (death by it, an empty report
  *     file, no trace), a program's own SIGTERM handler is kept (it runs;
  *     the outputs are then written at its exit()), and so is a SIGINT it
- *     ignores (SIGINT does nothing, a SIGTERM then ends it).
+ *     ignores (SIGINT does nothing, a SIGTERM then ends it);
+ *   without any output to write, no handler at all (in this process).
  * The trace checks are left out, saying so, without OTF2 or otf2-print.
  */
 #define _GNU_SOURCE
@@ -539,6 +540,36 @@ static void test_own_handler(void **state)
     check_outputs(&o, "exit", NSPIN, 1);
 }
 
+/* In this process: with no output to write, locus_init installs no
+ * handler (a default action is all it would end in); with LOCUS_REPORT it
+ * does, and locus_finalize restores the default. */
+static int term_is_default(void)
+{
+    struct sigaction cur;
+    assert_int_equal(sigaction(SIGTERM, NULL, &cur), 0);
+    return !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL;
+}
+
+static void test_no_outputs_no_handler(void **state)
+{
+    (void)state;
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    setenv("LOCUS_THREADS", "2", 1);
+    assert_int_equal(locus_init(), 0);
+    assert_true(term_is_default());
+    assert_int_equal(locus_finalize(), 0);
+
+    char report[PATH_MAX + 32];
+    snprintf(report, sizeof report, "%s/inproc.json", tmpdir);
+    setenv("LOCUS_REPORT", report, 1);
+    assert_int_equal(locus_init(), 0);
+    unsetenv("LOCUS_REPORT");
+    assert_false(term_is_default());
+    assert_int_equal(locus_finalize(), 0);
+    assert_true(term_is_default());
+}
+
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -574,6 +605,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_signals_off),
         cmocka_unit_test(test_own_handler),
         cmocka_unit_test(test_ignored_kept),
+        cmocka_unit_test(test_no_outputs_no_handler),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[PATH_MAX + 16];
