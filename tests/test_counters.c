@@ -270,6 +270,27 @@ static void check_reasons(const char *what, const struct lc_ctr_machine *m,
 
 /* ---- detection on this machine ----------------------------------------------- */
 
+/* Without a procfs root, the CPU comes from CPUID and the privilege from
+ * capget; both must say what this machine's /proc says (a root of "/proc"
+ * reads the files). */
+static void test_detect_cpuid_as_proc(void **state)
+{
+    (void)state;
+    struct lc_ctr_machine fast, files;
+    struct lc_ctr_env none = { 0 }, proc = { 0 };
+    proc.procfs = "/proc";
+    lc_ctr_detect(&none, &fast);
+    lc_ctr_detect(&proc, &files);
+    if (files.family < 0)
+        skip();   /* no cpuinfo fields to compare with (not x86) */
+    assert_string_equal(fast.vendor, files.vendor);
+    assert_int_equal(fast.family, files.family);
+    assert_int_equal(fast.model, files.model);
+    assert_int_equal(fast.hypervisor, files.hypervisor);
+    assert_int_equal(fast.privileged, files.privileged);
+    assert_int_equal(fast.paranoid, files.paranoid);
+}
+
 static void test_detect_here(void **state)
 {
     (void)state;
@@ -1373,6 +1394,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detect_here),
+        cmocka_unit_test(test_detect_cpuid_as_proc),
         cmocka_unit_test(test_format_parse),
         cmocka_unit_test(test_encode),
         cmocka_unit_test(test_plan_skx),

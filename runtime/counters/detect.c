@@ -3,12 +3,16 @@
  * and, when it cannot, says why in words a person can act on: no PMU in a
  * virtual machine, perf_event_paranoid too high, an unknown CPU, or the
  * errno perf_event_open gave.  Everything is read under the env's sysfs and
- * procfs roots, so that tests can replay recorded machines.
+ * procfs roots, so that tests can replay recorded machines; without a
+ * procfs root the CPU's vendor, family and model come from CPUID.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "counters/counters.h"
 
@@ -53,6 +57,52 @@ static void parse_cpuinfo(FILE *f, struct lc_ctr_machine *m)
     }
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+/* What parse_cpuinfo reads of this machine's first CPU, from the CPUID
+ * instruction, as the kernel derives it for cpuinfo (x86_family,
+ * x86_model): reading /proc/cpuinfo had the kernel sample every CPU's
+ * clock, most of a first parallel region's counter detection. */
+static int cpuid_machine(struct lc_ctr_machine *m)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return -1;
+    memcpy(m->vendor, &b, 4);
+    memcpy(m->vendor + 4, &d, 4);
+    memcpy(m->vendor + 8, &c, 4);
+    m->vendor[12] = '\0';
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    int fam = (int)(a >> 8 & 0xf), model = (int)(a >> 4 & 0xf);
+    if (fam == 0xf)
+        fam += (int)(a >> 20 & 0xff);
+    if (fam >= 6)
+        model += (int)(a >> 16 & 0xf) << 4;
+    m->family = fam;
+    m->model = model;
+    m->hypervisor = (int)(c >> 31 & 1);
+    return 0;
+}
+#else
+static int cpuid_machine(struct lc_ctr_machine *m)
+{
+    (void)m;
+    return -1;
+}
+#endif
+
+/* CAP_SYS_ADMIN or CAP_PERFMON effective, from capget (this process). */
+static int privileged_now(void)
+{
+    struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };   /* _LINUX_CAPABILITY_VERSION_3 */
+    struct { uint32_t effective, permitted, inheritable; } data[2];
+    if (syscall(SYS_capget, &hdr, data) != 0)
+        return -1;
+    uint64_t caps = (uint64_t)data[1].effective << 32 | data[0].effective;
+    return (caps >> CAP_SYS_ADMIN_BIT & 1) || (caps >> CAP_PERFMON_BIT & 1);
+}
+
 /* CapEff from <procfs>/self/status. */
 static int privileged(const char *procfs)
 {
@@ -81,14 +131,19 @@ int lc_ctr_detect(const struct lc_ctr_env *env, struct lc_ctr_machine *m)
 
     memset(m, 0, sizeof *m);
     m->family = m->model = -1;
-    snprintf(path, sizeof path, "%s/cpuinfo", procfs);
-    FILE *f = fopen(path, "re");
-    if (f != NULL) {
-        parse_cpuinfo(f, m);
-        fclose(f);
+    /* this machine: its CPUID; a recorded one (a test's procfs root), or
+     * a CPU without CPUID: its cpuinfo */
+    if ((env != NULL && env->procfs != NULL && env->procfs[0] != '\0') || cpuid_machine(m) < 0) {
+        snprintf(path, sizeof path, "%s/cpuinfo", procfs);
+        FILE *f = fopen(path, "re");
+        if (f != NULL) {
+            parse_cpuinfo(f, m);
+            fclose(f);
+        }
     }
     m->paranoid = lc_ctr_paranoid(env);
-    m->privileged = privileged(procfs);
+    int own = env != NULL && env->procfs != NULL && env->procfs[0] != '\0' ? -1 : privileged_now();
+    m->privileged = own >= 0 ? own : privileged(procfs);
 
     /* one scan of the PMU directory for the four names */
     char names[LC_CTR_MAX_SOCKETS][LC_PMU_NAME_MAX];
