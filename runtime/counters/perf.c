@@ -210,20 +210,24 @@ void lc_perf_plan_free(struct lc_perf_plan *plan)
 
 /* ---- the backend --------------------------------------------------------- */
 
-/* Only a kernel without perf_event rules perf out before trying: anything
- * else (no PMU, privileges) is said per class by perf_open. */
+/* Nothing to probe: perf_open rules perf out from the machine detection
+ * already read (a kernel without perf_event), which a probe read again. */
 static int perf_probe(const struct lc_ctr_env *env, char *buf, size_t len)
 {
-    if (lc_ctr_paranoid(env) == LC_PARANOID_NONE) {
-        snprintf(buf, len, "the kernel has no perf_event support (no perf_event_paranoid)");
-        return -ENOSYS;
-    }
+    (void)env;
+    (void)len;
     buf[0] = '\0';
     return 0;
 }
 
 static int perf_open(struct lc_counters *c, char *err, size_t errlen)
 {
+    /* only a kernel without perf_event rules perf out at once: anything
+     * else (no PMU, privileges) is said per class below */
+    if (c->mach.paranoid == LC_PARANOID_NONE) {
+        snprintf(err, errlen, "the kernel has no perf_event support (no perf_event_paranoid)");
+        return -ENOSYS;
+    }
     struct lc_perf_plan *plan;
     char why[LC_CTR_REASON_MAX];
     const struct lc_ctr_table *t = lc_ctr_table_for(&c->mach, why, sizeof why);
