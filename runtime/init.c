@@ -107,12 +107,33 @@ static int init_fail(int err, const char *msg)
     return err;
 }
 
+/* Workers 1.. each on a thread of its own, waiting for its first turn;
+ * *nstarted counts them.  0, or init_fail's value (err its room). */
+static int start_workers(struct lc_runtime *rt, int *nstarted, char *err, size_t errlen)
+{
+    for (int i = 1; i < rt->nworkers; i++) {
+        int r = start_worker(rt, &rt->workers[i]);
+        if (r != 0) {
+            snprintf(err, errlen, "locus_init: cannot start worker %d of %d: %s", i,
+                     rt->nworkers, strerror(r));
+            return init_fail(-r, err);
+        }
+        *nstarted = i;
+    }
+    return 0;
+}
+
 static void teardown(struct lc_runtime *rt, int nstarted)
 {
     if (nstarted > 0) {
+        /* none was given a turn (init fails only before lc_threads_go):
+         * lc_threads_stop gives each its last; the wake-ups are for safety,
+         * where their words exist yet */
         atomic_store_explicit(&rt->stop, 1, memory_order_release);
-        lc_wake_all(rt);
-        lc_team_stop(rt);
+        if (rt->nsync) {
+            lc_wake_all(rt);
+            lc_team_stop(rt);
+        }
         lc_threads_stop(rt);
     }
     if (rt->workers)
@@ -264,6 +285,21 @@ static int init_runtime(int team_mode, int team_threads)
     }
     lc_stack_setup(&rt->workers[0]);
 
+    /* Before the workers exist: per-thread counter events are inherited by
+     * the threads created after them.  An explicitly requested backend that
+     * counts nothing here fails the init (-EINVAL); auto never does. */
+    if ((r = lc_counters_rt_open(&rt->opt, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
+    /* The workers start now, and wait for their first turn (thread.c),
+     * which comes once everything below is set up: a thread's start (its
+     * CPU woken, its binding, its first allocation) takes as long as the
+     * rest of this function, and overlaps it.  Under LOCUS_SIM they are
+     * the simulator's actors, started once it runs (below). */
+    if (!rt->opt.sim[0] && (r = start_workers(rt, &nstarted, err, sizeof err)) < 0)
+        goto fail;
+
     rt->nsync = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->nsync, LC_CACHELINE);
     if (!rt->nsync) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for the node wake-up words");
@@ -315,14 +351,6 @@ static int init_runtime(int team_mode, int team_threads)
     rt->root = root;
     rt->workers[0].cur = root;
 
-    /* Before the workers exist: per-thread counter events are inherited by
-     * the threads created after them.  An explicitly requested backend that
-     * counts nothing here fails the init (-EINVAL); auto never does. */
-    if ((r = lc_counters_rt_open(&rt->opt, err, sizeof err)) < 0) {
-        init_fail(r, err);
-        goto fail;
-    }
-
     if (rt->opt.bind == LC_BIND_CORE && rt->workers[0].cpu >= 0) {
         rt->saved_affinity = malloc(sizeof(cpu_set_t));
         if (rt->saved_affinity
@@ -344,17 +372,11 @@ static int init_runtime(int team_mode, int team_threads)
     /* after publishing rt: a note made meanwhile sets one or the other */
     if (atomic_load_explicit(&lc_blocking_wanted, memory_order_seq_cst))
         atomic_store_explicit(&rt->blocking, 1, memory_order_relaxed);
-    for (int i = 1; i < rt->nworkers; i++) {
-        if ((r = start_worker(rt, &rt->workers[i])) != 0) {
-            snprintf(err, sizeof err, "locus_init: cannot start worker %d of %d: %s",
-                     i, rt->nworkers, strerror(r));
-            r = init_fail(-r, err);
-            lc_rt = NULL;
-            lc_self = NULL;
-            lc_thr = NULL;
-            goto fail;
-        }
-        nstarted = i;
+    if (rt->opt.sim[0] && (r = start_workers(rt, &nstarted, err, sizeof err)) < 0) {
+        lc_rt = NULL;
+        lc_self = NULL;
+        lc_thr = NULL;
+        goto fail;
     }
     /* Every worker has made its first allocations (hwloc's binding, its
      * allocator's set-up) before locus_init returns: the program may use

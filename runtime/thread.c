@@ -43,7 +43,7 @@ void lc_blocking_note(void)
 void lc_thread_init_initial(struct lc_thread *t, struct lc_worker *w)
 {
     memset(t, 0, sizeof *t);
-    t->slot = w;
+    t->slot = t->first = w;
     t->initial = 1;
     t->ok = 1;
     t->pt = pthread_self();
@@ -184,7 +184,7 @@ static void idle(struct lc_runtime *rt, struct lc_thread *me)
 void *lc_thread_main(void *arg)
 {
     struct lc_thread *me = arg;
-    struct lc_worker *w = me->slot;
+    struct lc_worker *w = me->first;
     struct lc_runtime *rt = w->rt;
     lc_thr = me;
     lc_self = w;
@@ -217,7 +217,7 @@ struct lc_thread *lc_thread_new(struct lc_worker *w)
     struct lc_thread *t = aligned_alloc(64, sizeof *t);
     if (t) {
         memset(t, 0, sizeof *t);
-        t->slot = w;
+        t->slot = t->first = w;
     }
     return t;
 }

@@ -42,6 +42,11 @@ struct lc_thread {
                                            locus_init's thread) and unchanged while
                                            it serves, blocked tasks' unblockers read
                                            it (lc_thread_resume) */
+    struct lc_worker *first;            /* the worker it was made for (lc_thread_new):
+                                           set before its thread starts, never changed,
+                                           so that it binds and allocates on that
+                                           worker's node even if stopped (slot NULL)
+                                           before it ran */
     struct lc_thread *next;             /* in the idle list, or a worker's queue */
     struct lc_thread *all_next;         /* every thread the runtime started */
     pthread_t pt;
