@@ -23,8 +23,9 @@
  *
  * SIGTERM and SIGINT (LOCUS_SIGNALS=1, the default; locus(7)): a handler
  * is installed at locus_init, when there is an output to write, only
- * where the signal's disposition is the default one, so that a program's own handler, or a signal ignored by
- * the shell (SIGINT of a background job), stays as it was.  The handler
+ * where the signal's disposition is the default one, so that a program's
+ * own handler, or a signal ignored by the shell (SIGINT of a background
+ * job), stays as it was.  The handler
  * does what is async-signal-safe only: it writes the signal's number to a
  * pipe.  A thread of ours reading it writes the outputs, then restores the
  * default disposition and raises the signal again, so that the process
@@ -207,7 +208,7 @@ static void signals_install(struct lc_runtime *rt)
     int fds[2];
     /* without an output to write, a signal's default action is all the
      * handler would end in: no handler, no thread, no pipe (a thread's
-     * start is a tenth of a first parallel region's) */
+     * start was part of every first parallel region) */
     if (!rt->opt.signals || lc_sim || (!rt->opt.report[0] && !rt->trace_bufs)
         || pipe2(fds, O_CLOEXEC) < 0)
         return;

@@ -294,8 +294,8 @@ static int init_runtime(int team_mode, int team_threads)
     }
     /* The workers start now, and wait for their first turn (thread.c),
      * which comes once everything below is set up: a thread's start (its
-     * CPU woken, its binding, its first allocation) takes as long as the
-     * rest of this function, and overlaps it.  Under LOCUS_SIM they are
+     * CPU woken, its binding, its first allocation) overlaps the rest of
+     * this function instead of following it.  Under LOCUS_SIM they are
      * the simulator's actors, started once it runs (below). */
     if (!rt->opt.sim[0] && (r = start_workers(rt, &nstarted, err, sizeof err)) < 0)
         goto fail;

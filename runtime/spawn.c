@@ -412,9 +412,9 @@ int lc_spawn_copied(locus_task_fn fn, const void *arg, size_t arg_size, lc_copy_
 
 /* kmp/task.c: a task without dependencies whose argument is arg itself
  * (the caller's block outlives the task).  lc_spawn_copied with arg_size
- * 0 and no dependencies, compiled for that case alone: a clang program's
- * every plain task comes this way, and the general spawn's copying and
- * dependency paths cost it a few nanoseconds each. */
+ * 0 and no dependencies, compiled for that case alone, without the
+ * general spawn's copying and dependency paths: a clang program's every
+ * plain task comes this way. */
 int lc_spawn_ref(locus_task_fn fn, void *arg)
 {
     return spawn(fn, arg, 0, NULL, NULL, 0, -1, 0, NULL, NULL, 0);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -92,11 +93,12 @@ static int cpuid_machine(struct lc_ctr_machine *m)
 }
 #endif
 
-/* CAP_SYS_ADMIN or CAP_PERFMON effective, from capget (this process). */
+/* CAP_SYS_ADMIN or CAP_PERFMON effective, from capget (this process);
+ * -1 when capget fails. */
 static int privileged_now(void)
 {
-    struct { uint32_t version; int pid; } hdr = { 0x20080522, 0 };   /* _LINUX_CAPABILITY_VERSION_3 */
-    struct { uint32_t effective, permitted, inheritable; } data[2];
+    struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
     if (syscall(SYS_capget, &hdr, data) != 0)
         return -1;
     uint64_t caps = (uint64_t)data[1].effective << 32 | data[0].effective;
@@ -131,9 +133,10 @@ int lc_ctr_detect(const struct lc_ctr_env *env, struct lc_ctr_machine *m)
 
     memset(m, 0, sizeof *m);
     m->family = m->model = -1;
-    /* this machine: its CPUID; a recorded one (a test's procfs root), or
-     * a CPU without CPUID: its cpuinfo */
-    if ((env != NULL && env->procfs != NULL && env->procfs[0] != '\0') || cpuid_machine(m) < 0) {
+    /* a recorded machine (a test's procfs root) is read from its files;
+     * this one asks its CPU (CPUID) and the kernel (capget) */
+    int recorded = env != NULL && env->procfs != NULL && env->procfs[0] != '\0';
+    if (recorded || cpuid_machine(m) < 0) {
         snprintf(path, sizeof path, "%s/cpuinfo", procfs);
         FILE *f = fopen(path, "re");
         if (f != NULL) {
@@ -142,7 +145,7 @@ int lc_ctr_detect(const struct lc_ctr_env *env, struct lc_ctr_machine *m)
         }
     }
     m->paranoid = lc_ctr_paranoid(env);
-    int own = env != NULL && env->procfs != NULL && env->procfs[0] != '\0' ? -1 : privileged_now();
+    int own = recorded ? -1 : privileged_now();
     m->privileged = own >= 0 ? own : privileged(procfs);
 
     /* one scan of the PMU directory for the four names */
