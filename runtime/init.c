@@ -292,14 +292,6 @@ static int init_runtime(int team_mode, int team_threads)
         init_fail(r, err);
         goto fail;
     }
-    /* The workers start now, and wait for their first turn (thread.c),
-     * which comes once everything below is set up: a thread's start (its
-     * CPU woken, its binding, its first allocation) overlaps the rest of
-     * this function instead of following it.  Under LOCUS_SIM they are
-     * the simulator's actors, started once it runs (below). */
-    if (!rt->opt.sim[0] && (r = start_workers(rt, &nstarted, err, sizeof err)) < 0)
-        goto fail;
-
     rt->nsync = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->nsync, LC_CACHELINE);
     if (!rt->nsync) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for the node wake-up words");
@@ -310,6 +302,16 @@ static int init_runtime(int team_mode, int team_threads)
         init_fail(r, err);
         goto fail;
     }
+    /* The workers start now, and wait for their first turn (thread.c),
+     * which comes once everything below is set up: a thread's start (its
+     * CPU woken, its binding, its first allocation) overlaps the rest of
+     * this function instead of following it.  Not before: a thread
+     * inherits what its creator has set up by then, the counters'
+     * per-thread events (above) and the interleaved memory policy of
+     * LOCUS_PAGES=interleave (lc_locality_init).  Under LOCUS_SIM they are
+     * the simulator's actors, started once it runs (below). */
+    if (!rt->opt.sim[0] && (r = start_workers(rt, &nstarted, err, sizeof err)) < 0)
+        goto fail;
     rt->npools = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->npools, LC_CACHELINE);
     if (!rt->npools) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for the task pools");
