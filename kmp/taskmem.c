@@ -170,21 +170,7 @@ void *lc_kmp_block_alloc(size_t size, struct lc_kmp_cache **home)
          * them walked the chain, a cache miss per block on the spawner */
         c->head[k] = atomic_exchange_explicit(&c->back[k], NULL, memory_order_acquire);
     }
-    struct lc_kmp_free_block *b = c->head[k];
-    if (b) {
-        c->head[k] = b->next;
-        if (c->n[k])
-            c->n[k]--;
-        if (b->next) {
-            /* the next block was last written on the core that ran its
-             * task: ask for its first lines now, for the next spawn */
-            char *nx = (char *)b->next;
-            for (size_t off = 0; off < size && off < 4 * LC_KMP_BLOCK; off += LC_KMP_BLOCK)
-                __builtin_prefetch(nx + off, 1, 3);
-        }
-        return b;
-    }
-    return aligned_alloc(LC_KMP_BLOCK, size);
+    return c->head[k] ? lc_kmp_own_pop(c, k) : aligned_alloc(LC_KMP_BLOCK, size);
 }
 
 void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home)
@@ -195,9 +181,7 @@ void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home)
         free(p);
     } else if (home == lc_kmp_mine) {
         if (home->n[k] < LC_KMP_CACHE_MAX) {
-            b->next = home->head[k];
-            home->head[k] = b;
-            home->n[k]++;
+            lc_kmp_own_push(home, k, p);
         } else {
             free(p);
         }

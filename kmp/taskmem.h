@@ -37,15 +37,10 @@ extern __thread struct lc_kmp_cache *lc_kmp_mine __attribute__((tls_model("initi
 void *lc_kmp_block_alloc(size_t size, struct lc_kmp_cache **home);
 void lc_kmp_block_free(void *p, size_t size, struct lc_kmp_cache *home);
 
-/* lc_kmp_block_alloc, the block popped from the thread's own list here */
-static inline void *lc_kmp_block_get(size_t size, struct lc_kmp_cache **home)
+/* The first block of c's own list of class k (not empty), taken off. */
+static inline void *lc_kmp_own_pop(struct lc_kmp_cache *c, size_t k)
 {
-    size_t k = size / LC_KMP_BLOCK - 1;
-    struct lc_kmp_cache *c = lc_kmp_mine;
-    struct lc_kmp_free_block *b;
-    if (__builtin_expect(!c || k >= LC_KMP_NCLASSES || !(b = c->head[k]), 0))
-        return lc_kmp_block_alloc(size, home);
-    *home = c;
+    struct lc_kmp_free_block *b = c->head[k];
     c->head[k] = b->next;
     if (c->n[k])
         c->n[k]--;
@@ -58,6 +53,26 @@ static inline void *lc_kmp_block_get(size_t size, struct lc_kmp_cache **home)
     return b;
 }
 
+/* p onto c's own list of class k (which has room). */
+static inline void lc_kmp_own_push(struct lc_kmp_cache *c, size_t k, void *p)
+{
+    struct lc_kmp_free_block *b = p;
+    b->next = c->head[k];
+    c->head[k] = b;
+    c->n[k]++;
+}
+
+/* lc_kmp_block_alloc, the block popped from the thread's own list here */
+static inline void *lc_kmp_block_get(size_t size, struct lc_kmp_cache **home)
+{
+    size_t k = size / LC_KMP_BLOCK - 1;
+    struct lc_kmp_cache *c = lc_kmp_mine;
+    if (__builtin_expect(!c || k >= LC_KMP_NCLASSES || !c->head[k], 0))
+        return lc_kmp_block_alloc(size, home);
+    *home = c;
+    return lc_kmp_own_pop(c, k);
+}
+
 /* lc_kmp_block_free, a block of this thread's pushed onto its list here */
 static inline void lc_kmp_block_put(void *p, size_t size, struct lc_kmp_cache *home)
 {
@@ -66,10 +81,7 @@ static inline void lc_kmp_block_put(void *p, size_t size, struct lc_kmp_cache *h
         lc_kmp_block_free(p, size, home);
         return;
     }
-    struct lc_kmp_free_block *b = p;
-    b->next = home->head[k];
-    home->head[k] = b;
-    home->n[k]++;
+    lc_kmp_own_push(home, k, p);
 }
 
 #endif /* LC_KMP_TASKMEM_H */

@@ -127,10 +127,17 @@ static uint64_t unfinished_tasks(const struct lc_runtime *rt)
     return spawned > run ? spawned - run : 0;
 }
 
+/* Whether rt has outputs to write (LOCUS_REPORT; LOCUS_TRACE or
+ * LOCUS_DAG, whose buffers the trace holds). */
+static int has_outputs(const struct lc_runtime *rt)
+{
+    return rt->opt.report[0] || rt->trace_bufs;
+}
+
 /* Writes the outputs of rt, still running, as they stand (out_lock held). */
 static void write_live(struct lc_runtime *rt, const char *ended)
 {
-    if (!rt->opt.report[0] && !rt->trace_bufs)
+    if (!has_outputs(rt))
         return;
     uint64_t left = unfinished_tasks(rt);
     fprintf(stderr, "locus: the program ended by %s without locus_finalize, %llu task%s "
@@ -209,8 +216,7 @@ static void signals_install(struct lc_runtime *rt)
     /* without an output to write, a signal's default action is all the
      * handler would end in: no handler, no thread, no pipe (a thread's
      * start was part of every first parallel region) */
-    if (!rt->opt.signals || lc_sim || (!rt->opt.report[0] && !rt->trace_bufs)
-        || pipe2(fds, O_CLOEXEC) < 0)
+    if (!rt->opt.signals || lc_sim || !has_outputs(rt) || pipe2(fds, O_CLOEXEC) < 0)
         return;
     /* the thread takes no signal of the program's */
     sigset_t all, old;
