@@ -43,6 +43,7 @@ static const char *const known_names[] = {
     "LOCUS_COUNTERS", "LOCUS_GRAIN_NS", "LOCUS_POLL_US", "LOCUS_TEST_SANITIZER",
     "LOCUS_TRACE",   "LOCUS_DAG",      "LOCUS_SIM",      "LOCUS_SIM_MACHINE",
     "LOCUS_SIM_MODEL", "LOCUS_SIM_SEED", "LOCUS_SIM_SCHEDULE", "LOCUS_SIGNALS",
+    "LOCUS_WAIT_US",
 };
 #define NKNOWN (sizeof known_names / sizeof known_names[0])
 
@@ -96,6 +97,7 @@ void lc_options_defaults(struct lc_options *o)
     o->steal = LC_STEAL_NEAR;
     o->steal_spin = 200;
     o->poll_us = 50;
+    o->wait_us = 1000;
     o->report[0] = '\0';
     o->trace[0] = '\0';
     o->dag[0] = '\0';
@@ -364,6 +366,11 @@ static int parse_all(struct penv *p, struct lc_options *o)
         return r;
     if (r)
         o->steal_spin = (unsigned)x;
+
+    if ((r = parse_uint(p, "LOCUS_WAIT_US", 0, 1000000, "default 1000, 0 = off", &x)) < 0)
+        return r;
+    if (r)
+        o->wait_us = (unsigned)x;
 
     if ((r = parse_uint(p, "LOCUS_POLL_US", 1, 1000000, "default 50", &x)) < 0)
         return r;

@@ -37,6 +37,8 @@ struct lc_options {
     enum lc_steal steal;            /* LOCUS_STEAL: near (default) | all | none */
     unsigned steal_spin;            /* LOCUS_STEAL_SPIN: idle polls of the own node before
                                        stealing, 0..1e9, default 200 */
+    unsigned wait_us;               /* LOCUS_WAIT_US: NAFT's wait bound, at least (sched/naft.c),
+                                       0..1e6 microseconds, default 1000, 0 off */
     unsigned poll_us;               /* LOCUS_POLL_US: the longest a polling service waits to be
                                        called, 1..1e6 microseconds, default 50 (poll.c) */
     char report[LC_PATH_MAX];       /* LOCUS_REPORT: "" = none, "stderr", or a file path */

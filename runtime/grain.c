@@ -72,7 +72,10 @@ void lc_grain_init(struct lc_grain *g, unsigned limit_ns, int nworkers)
     g->always = limit_ns && nworkers == 1;
     if (g->always)
         limit_ns = 0;   /* nothing to estimate */
-    g->limit = limit_ns ? ((uint64_t)limit_ns * ticks_per_64k_ns() >> 16) : 0;
+    /* bodies are timed whenever there are other workers: policies read
+     * their length (lc_body_ns) even with LOCUS_GRAIN_NS=0 */
+    g->rate = nworkers > 1 ? ticks_per_64k_ns() : 0;
+    g->limit = limit_ns ? ((uint64_t)limit_ns * g->rate >> 16) : 0;
     if (limit_ns && g->limit == 0)
         g->limit = 1;
     g->clamp = g->limit * LC_GRAIN_CLAMP;
@@ -81,8 +84,10 @@ void lc_grain_init(struct lc_grain *g, unsigned limit_ns, int nworkers)
 void lc_grain_state_init(struct lc_grain_state *s)
 {
     atomic_init(&s->est, LC_GRAIN_UNKNOWN);
+    atomic_init(&s->span, 0);
     s->last = 0;
-    s->countdown = 1;                  /* the first body is timed */
+    s->countdown = 1;                  /* the first LC_GRAIN_FIRST bodies are timed */
+    s->timed = 0;
     s->skip = 0;
     s->gaps = 0;
     s->stale = LC_GRAIN_STALE;         /* the first check asks the peers */

@@ -54,6 +54,7 @@
 struct lc_grain {
     uint64_t limit;         /* LOCUS_GRAIN_NS in ticks; 0: never run at spawn */
     uint64_t clamp;         /* largest sample taken in (LC_GRAIN_CLAMP limits) */
+    uint64_t rate;          /* ticks per 2^16 ns (0: one worker, nothing timed) */
     int always;             /* one worker: no other core to hand over to, so every
                                ready task runs at spawn, without a clock read */
 };
@@ -62,15 +63,19 @@ struct lc_grain {
  * writes.  est is atomic because a stale spawner reads it (grain.c). */
 struct lc_grain_state {
     _Atomic uint64_t est;   /* mean body time in ticks, LC_GRAIN_UNKNOWN before a sample */
+    _Atomic uint64_t span;  /* the same without the clamp (lc_grain_note), 0 before a sample */
     uint64_t last;          /* clock at the last check in short mode, 0 none */
     uint32_t countdown;     /* bodies until the next timed one */
     uint32_t skip;          /* checks still refused after long gaps */
     uint32_t gaps;          /* long gaps in a row */
     uint32_t stale;         /* spawns since this worker last timed a body */
+    uint32_t timed;         /* bodies timed so far, up to LC_GRAIN_FIRST */
 };
 
 #define LC_GRAIN_UNKNOWN UINT64_MAX
 #define LC_GRAIN_EVERY 16     /* one body timed in so many: two clock reads cost ~25 ns here */
+#define LC_GRAIN_FIRST 16     /* ...after the first so many, which are all timed: a worker's
+                                 few first bodies (a program's set-up) say little of the rest */
 #define LC_GRAIN_GAP 8        /* two gaps in a row of this many limits between checks... */
 #define LC_GRAIN_GAP_ONE 1000 /* ...or one of this many (longer than an interrupt)... */
 #define LC_GRAIN_COOLDOWN 64  /* ...make the spawner queue the next so many ready tasks */
@@ -118,11 +123,27 @@ void lc_grain_state_init(struct lc_grain_state *s);
  * skipped), or LC_GRAIN_UNKNOWN. */
 uint64_t lc_grain_mean(_Atomic uint64_t *const *peers, int n);
 
-/* Takes one body time (ticks) into s's mean: the first sample whole, then
- * 1/8 weight. */
+/* Takes one body time (ticks) into s's means.  est: the first sample
+ * whole, then 1/8 weight, clamped (LC_GRAIN_CLAMP limits: it only has to
+ * tell short bodies from long ones).  span, which policies read to tell a
+ * worker in a long body from one that does not run (sched/naft.c), is not
+ * clamped and rises fast: a sample above it counts for half, one below
+ * for 1/8.  A program whose bodies grow is then known to have long ones
+ * after one timed body, and one preempted body makes the bodies look
+ * longer for a while, which only makes that policy wait longer. */
 static inline void lc_grain_note(const struct lc_grain *g, struct lc_grain_state *s,
                                  uint64_t ticks)
 {
+    uint64_t span = atomic_load_explicit(&s->span, memory_order_relaxed);
+    if (!span)
+        span = ticks;
+    else if (ticks > span)
+        span += (ticks - span) / 2;
+    else
+        span -= (span - ticks) / 8;
+    atomic_store_explicit(&s->span, span ? span : 1, memory_order_relaxed);
+    if (!g->limit)
+        return;
     if (ticks > g->clamp)
         ticks = g->clamp;
     uint64_t est = atomic_load_explicit(&s->est, memory_order_relaxed);

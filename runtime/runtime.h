@@ -50,6 +50,9 @@ struct lc_node_sync {
     _Atomic int nsleepers;
     _Atomic int waking;     /* a wake-up was sent and no sleeper has come back since:
                                a hint for thieves (sched/naft.c), not part of the handshake */
+    _Atomic uint64_t wake_ns;   /* when the pending wake-up was sent (lc_now_ns) */
+    _Atomic uint64_t wake_lat;  /* how long sleepers of the node took to come back after a
+                                   wake-up: a mean, in ns, 0 before one did (wait.c) */
 };
 
 struct lc_worker {
@@ -187,10 +190,10 @@ static inline void lc_run_fn(struct lc_worker *w, locus_task_fn fn, void *arg)
 {
     if (__builtin_expect(--w->grain.countdown == 0, 0)) {
         const struct lc_grain *g = &w->rt->grain;
-        w->grain.countdown = LC_GRAIN_EVERY;
+        w->grain.countdown = w->grain.timed < LC_GRAIN_FIRST ? (w->grain.timed++, 1) : LC_GRAIN_EVERY;
         uint64_t t0 = lc_ticks();
         fn(arg);
-        if (g->limit)
+        if (g->rate)
             lc_grain_note(g, &w->grain, lc_ticks() - t0);
     } else {
         fn(arg);
@@ -361,6 +364,23 @@ static inline int lc_node_asleep(const struct lc_runtime *rt, int node, int nwor
 static inline int lc_node_waking(const struct lc_runtime *rt, int node)
 {
     return atomic_load_explicit(&rt->nsync[node].waking, memory_order_relaxed);
+}
+
+/* The mean body time, in ns, of the tasks worker id runs (grain.h's span;
+ * 0 before it timed one, or with one worker): a hint for policies. */
+static inline uint64_t lc_body_ns(const struct lc_runtime *rt, int id)
+{
+    uint64_t span = atomic_load_explicit(&rt->workers[id].grain.span, memory_order_relaxed);
+    return rt->grain.rate ? (span << 16) / rt->grain.rate : 0;
+}
+
+/* How long a sleeping worker of node takes to come back after a wake-up
+ * (a mean, in ns; 0 before one did): a hint for policies, which tells a
+ * machine whose wake-ups are slow (CPUs shared, a virtual machine's vCPUs
+ * stopped by its host) from one whose workers come back at once. */
+static inline uint64_t lc_wake_latency_ns(const struct lc_runtime *rt, int node)
+{
+    return atomic_load_explicit(&rt->nsync[node].wake_lat, memory_order_relaxed);
 }
 
 /* Tasks worker id has run (a hint for policies: progress, sched/naft.c). */

@@ -68,6 +68,10 @@
 
 static void wake_node(struct lc_node_sync *ns, int n)
 {
+    /* the first wake-up of a batch is timed (lc_wake_latency_ns): a clock
+     * read beside a system call */
+    if (!atomic_load_explicit(&ns->waking, memory_order_relaxed))
+        atomic_store_explicit(&ns->wake_ns, lc_now_ns(), memory_order_relaxed);
     atomic_store_explicit(&ns->waking, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&ns->epoch, 1, memory_order_seq_cst);
     futex_wake(&ns->epoch, n);
@@ -98,6 +102,18 @@ void lc_wake_all(struct lc_runtime *rt)
         atomic_fetch_add_explicit(&rt->cond_epoch, 1, memory_order_seq_cst);
         futex_wake(&rt->cond_epoch, INT_MAX);
     }
+}
+
+/* The first sleeper back after a wake-up: how long it took, into the
+ * node's mean (1/8 weight; racing sleepers may lose a sample). */
+static void note_wake_latency(struct lc_node_sync *ns)
+{
+    uint64_t sent = atomic_load_explicit(&ns->wake_ns, memory_order_relaxed), now = lc_now_ns();
+    if (!sent || now <= sent)
+        return;
+    uint64_t lat = now - sent, mean = atomic_load_explicit(&ns->wake_lat, memory_order_relaxed);
+    mean = mean ? mean - mean / 8 + lat / 8 : lat;
+    atomic_store_explicit(&ns->wake_lat, mean ? mean : 1, memory_order_relaxed);
 }
 
 /* The waking halves, after the pusher's fence. */
@@ -513,8 +529,10 @@ static int run_until(struct lc_worker *w, const struct lc_until *u)
         }
         atomic_fetch_sub_explicit(&rt->nsleep_total, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&ns->nsleepers, 1, memory_order_seq_cst);
-        if (atomic_load_explicit(&ns->waking, memory_order_relaxed))
+        if (atomic_load_explicit(&ns->waking, memory_order_relaxed)) {
             atomic_store_explicit(&ns->waking, 0, memory_order_relaxed);
+            note_wake_latency(ns);
+        }
         if (cond)
             atomic_fetch_sub_explicit(&rt->ntw_sleepers, 1, memory_order_seq_cst);
         if (u->t)

@@ -26,14 +26,30 @@
  * An idle worker looks at its own node first (its deques, the bound FIFO,
  * the inbox, its node's other workers) and at other nodes only after
  * LOCUS_STEAL_SPIN idle polls.
- * A node that runs none of its tasks for LC_NAFT_STALL_NS while they wait
- * there gives them up, first-touch ones included, to any other node's idle
- * worker (nearest first, whatever LOCUS_STEAL says): its workers are held,
- * each in a task that may be waiting for one of these (a spawner spinning
- * on a flag its task sets is legal OpenMP, and libgomp and libomp run that
- * task elsewhere).  Idle workers that sleep while other nodes hold tasks
- * they may not take yet look again after that while (idle_nap), and a
- * push to a node with no sleeper wakes one when none of them does.
+ * The wait bound: a node whose workers finish none of its tasks for
+ * max(LOCUS_WAIT_US, LC_NAFT_WAIT_BODIES times the longest mean body of
+ * its workers, LC_NAFT_WAIT_WAKES times their wake-ups' latency) while
+ * data-bound tasks wait there gives them up to the idle workers of other
+ * nodes, nearest first, whatever LOCUS_STEAL=near|all says (not with
+ * none, nor when Locus runs more workers than CPUs: its polls yield the
+ * CPUs to the workers with work then).  Its workers are then not running:
+ * descheduled (their CPU is shared with another program, an MPI progress
+ * thread, or other vCPUs of a virtual machine), blocked in a system call,
+ * or in bodies far longer than their usual ones; waiting for them would
+ * make one busy core hold up the whole program, where a DFT run would not
+ * wait.  A node that keeps finishing tasks is never robbed this way,
+ * however long its queue (that is the margin's business, above).
+ * First-touch tasks wait longer, LC_NAFT_HOLD_NS: taking one elsewhere
+ * moves its data there for the rest of the run, so only a node held that
+ * long gives them up (its workers may each be in a task waiting for one
+ * of these: a spawner spinning on a flag its task sets is legal OpenMP,
+ * and libgomp and libomp run that task elsewhere).  Idle workers look at
+ * stalled nodes while they poll, every quarter of LOCUS_WAIT_US at most
+ * (stall_look_due), and before they sleep; those that sleep while other
+ * nodes hold tasks
+ * they may not take yet look again after the bound (idle_nap), and a push
+ * to a node with no sleeper wakes one when none of them does.  locus(7)
+ * documents the bound.
  * On a single node everything is the ordinary deque: this is the oblivious
  * scheduler with an empty queue or two more to look at, which keeps its
  * cost within reach of DFT.
@@ -68,11 +84,26 @@ extern const struct lc_sched_ops lc_sched_naft;   /* below: its name for message
  * it the node is overloaded and idle nodes help.  locus(7) documents it. */
 #define LC_NAFT_MARGIN 16
 
-/* A node whose workers ran no task for this long while tasks waited on it
- * is held (see the top): any idle worker may take them.  Long against any
- * task a locality-minded program spawns (a node busy with its own tasks
- * keeps them), short against a program that waits for one of them. */
-#define LC_NAFT_STALL_NS 1000000000ull   /* 1 s */
+/* The wait bound (top): a node whose workers finished none of its tasks
+ * for the longest of LOCUS_WAIT_US, LC_NAFT_WAIT_BODIES of their mean
+ * bodies and LC_NAFT_WAIT_WAKES of the time its sleepers take to come
+ * back after a wake-up (LC_NAFT_WAIT_FIRST_WAKE_NS while the first one is
+ * on its way) while data-bound tasks waited there does not run: idle
+ * workers elsewhere take them.  The floor's default, a millisecond, is
+ * many wake-ups of a sleeping worker on a machine whose workers own their
+ * cores, and about a scheduler's time slice; the body multiple keeps a
+ * node busy with long bodies from being robbed between two of them; the
+ * wake-up multiple keeps a machine whose wake-ups are slow (a virtual
+ * machine's vCPUs waiting for its host's cores: milliseconds in the QEMU
+ * guests of tests/numa-vm) from moving every task whose worker was asleep.
+ * First-touch tasks wait LC_NAFT_HOLD_NS: long against any task a
+ * locality-minded program spawns, short against a program that waits for
+ * one of them. */
+#define LC_NAFT_WAIT_BODIES 4
+#define LC_NAFT_WAIT_WAKES 8
+#define LC_NAFT_WAIT_FIRST_WAKE_NS 10000000ull   /* 10 ms */
+#define LC_NAFT_HOLD_NS 1000000000ull    /* 1 s */
+#define LC_NAFT_STALL_EVERY 8            /* polls between two clock reads before LOCUS_STEAL_SPIN */
 
 /* inbox: data-bound tasks sent to the node from other nodes, and those an
  * affine deque of the node could not take (no memory); bound: the node's
@@ -83,9 +114,9 @@ struct naft_node {
     int *victims, nvictims;     /* nodes whose data-bound tasks this node may take, nearest first */
     int *sharers, nsharers;     /* every other node with workers, nearest first */
     int *thieves, nthieves;     /* nodes that may take this node's data-bound tasks */
-    /* the stall mark (naft_pop's last look): its workers' tasks run, and
-     * since when, as idle workers last saw it holding tasks (since 0: not
-     * seen so); written by idle workers only */
+    /* the stall mark (the wait bound, naft_pop): its workers' tasks run,
+     * and since when, as idle workers last saw it holding tasks (since 0:
+     * not seen so); written by idle workers only */
     _Atomic uint64_t stall_run, stall_since;
 };
 
@@ -96,6 +127,7 @@ struct naft_local {
     struct lc_deque adq;        /* its node's data-bound tasks (several nodes) */
     int has_adq;
     int napping;                /* counted in naft.nappers (idle_nap) */
+    uint64_t next_look_ns;      /* the next look at stalled nodes (stall_look_due) */
 };
 
 struct naft {
@@ -105,6 +137,12 @@ struct naft {
      * more than a worker makes before it sleeps (LOCUS_SPIN), or a worker
      * woken for another node's task would sleep again without looking */
     unsigned steal_spin;
+    /* the wait bound applies (top): not with LOCUS_STEAL=none, nor with
+     * more workers than CPUs, where Locus itself shares the CPUs and its
+     * polls yield them to the workers with work (spin.h) */
+    int bounded;
+    uint64_t wait_ns;           /* LOCUS_WAIT_US: the bound's floor */
+    uint64_t look_ns;           /* between two looks at stalled nodes (stall_look_due) */
     struct naft_local *local;   /* per worker: its deques */
     struct lc_fifo spill;       /* tasks without a node a deque could not take, and
                                    those an event released (LC_TF_FIFO), in order */
@@ -112,7 +150,7 @@ struct naft {
     /* first-touch tasks dealt so far: written by every first-touch
      * placement, so on a line of its own */
     _Alignas(LC_CACHELINE) _Atomic unsigned ft_next;
-    /* workers asleep for at most LC_NAFT_STALL_NS because other nodes hold
+    /* workers asleep for at most the wait bound because other nodes hold
      * tasks (idle_nap): while there are any, a push to a node without
      * sleepers wakes nobody (wake_other) */
     _Alignas(LC_CACHELINE) _Atomic int nappers;
@@ -184,6 +222,9 @@ static int naft_init(struct lc_runtime *rt, char *err, size_t errlen)
     s->nnodes = nn;
     s->nworkers = rt->nworkers;
     s->steal_spin = rt->opt.steal_spin;
+    s->wait_ns = rt->opt.wait_us * 1000ull;
+    s->bounded = s->wait_ns && rt->opt.steal != LC_STEAL_NONE && !rt->oversubscribed;
+    s->look_ns = (s->bounded ? s->wait_ns : LC_NAFT_HOLD_NS) / 4;
     if (s->steal_spin >= rt->opt.spin)
         s->steal_spin = rt->opt.spin > 0 ? rt->opt.spin - 1 : 0;
     atomic_init(&s->ft_next, 0);
@@ -331,8 +372,8 @@ static int naft_wake_other(struct lc_worker *w, int node)
                 return nd->thieves[i];
             break;
         }
-    /* node's workers are all busy, and may be held (the stall rule at the
-     * top): somebody idle must look at it again later.  A napper will
+    /* node's workers are all busy, and may be stalled (the wait bound at
+     * the top): somebody idle must look at it again later.  A napper will
      * (the pusher's half of the handshake in naft_idle_nap: these reads
      * follow the core's lc_push_fence); without one, wake the nearest
      * sleeper not being woken already */
@@ -400,11 +441,29 @@ static int node_holds(const struct naft *s, int n)
            || (lc_prio_used(&s->prio) && lc_prio_top(&s->prio, n) > 0);
 }
 
-/* The stall rule (top), for node n seen holding tasks now: whether its
- * workers ran no task since an idle worker saw it holding tasks at least
- * LC_NAFT_STALL_NS ago.  A look that finds their count moved starts the
- * while again. */
-static int node_stalled(const struct lc_runtime *rt, struct naft_node *nd)
+/* The wait bound of node nd (top), in ns. */
+static uint64_t wait_bound(const struct lc_runtime *rt, const struct naft *s,
+                           const struct naft_node *nd)
+{
+    uint64_t body = 0;
+    for (int i = 0; i < nd->nworkers; i++) {
+        uint64_t b = lc_body_ns(rt, nd->workers[i]);
+        body = b > body ? b : body;
+    }
+    body *= LC_NAFT_WAIT_BODIES;
+    body = body > s->wait_ns ? body : s->wait_ns;
+    int n = (int)(nd - s->nodes);
+    uint64_t wake = lc_wake_latency_ns(rt, n) * LC_NAFT_WAIT_WAKES;
+    if (!wake && lc_node_waking(rt, n))
+        wake = LC_NAFT_WAIT_FIRST_WAKE_NS;   /* no wake-up of it timed yet, one on its way */
+    body = body > wake ? body : wake;
+    return body < LC_NAFT_HOLD_NS ? body : LC_NAFT_HOLD_NS;
+}
+
+/* For node nd seen holding tasks now: for how long its workers have
+ * finished none, as far as idle workers' looks can tell (the first look
+ * that finds their count moved starts the while again, and answers 0). */
+static uint64_t node_stalled_ns(const struct lc_runtime *rt, struct naft_node *nd)
 {
     uint64_t run = 0;
     for (int i = 0; i < nd->nworkers; i++)
@@ -416,7 +475,8 @@ static int node_stalled(const struct lc_runtime *rt, struct naft_node *nd)
         atomic_store_explicit(&nd->stall_since, now ? now : 1, memory_order_relaxed);
         return 0;
     }
-    return now - since >= LC_NAFT_STALL_NS;
+    /* another look may have set since after this one read the clock */
+    return now > since ? now - since : 0;
 }
 
 /* A task of w's own node: the bound FIFO, the inbox, then the other
@@ -458,19 +518,58 @@ static struct lc_qitem take_prio(struct lc_worker *w, struct naft *s, int v,
     return lc_qitem_of(lc_prio_take(w, &s->prio, v, mode));
 }
 
-/* Any task of held node n: its first-touch tasks, those with a priority,
- * then its data-bound ones. */
-static struct lc_qitem take_held(struct lc_worker *w, struct naft *s, int n, int *wake)
+/* A task of node n, stalled past its wait bound: its first-touch tasks
+ * when held past LC_NAFT_HOLD_NS (held), those with a priority, then its
+ * data-bound ones. */
+static struct lc_qitem take_stalled(struct lc_worker *w, struct naft *s, int n, int held,
+                                    int *wake)
 {
-    struct lc_task *t = lc_fifo_pop(&s->nodes[n].bound);
+    struct lc_task *t = held ? lc_fifo_pop(&s->nodes[n].bound) : NULL;
     if (t) {
         lc_note_steal(w, n);
         return lc_qitem_of(t);
     }
     struct lc_qitem it;
-    if (lc_prio_used(&s->prio) && (it = take_prio(w, s, n, LC_PRIO_ANY)).p)
+    if (lc_prio_used(&s->prio)
+        && (it = take_prio(w, s, n, held ? LC_PRIO_ANY : LC_PRIO_UNBOUND)).p)
         return it;
     return take_bound_from(w, s, n, wake);
+}
+
+/* A task of another node stalled past its wait bound (top), nearest
+ * first. */
+static struct lc_qitem take_from_stalled(struct lc_worker *w, struct naft *s,
+                                         const struct naft_node *nd, int *wake)
+{
+    struct lc_qitem it = { NULL, NULL, NULL, 0 };
+    for (int i = 0; i < nd->nsharers; i++) {
+        int v = nd->sharers[i];
+        struct naft_node *vd = &s->nodes[v];
+        if (!node_holds(s, v)) {
+            if (atomic_load_explicit(&vd->stall_since, memory_order_relaxed))
+                atomic_store_explicit(&vd->stall_since, 0, memory_order_relaxed);
+            continue;
+        }
+        uint64_t stalled = node_stalled_ns(w->rt, vd);
+        int held = stalled >= LC_NAFT_HOLD_NS;
+        if ((held || (s->bounded && stalled >= wait_bound(w->rt, s, vd)))
+            && (it = take_stalled(w, s, v, held, wake)).p)
+            return it;
+    }
+    return it;
+}
+
+/* Whether w's next look at the stalled nodes is due: every look reads
+ * every other node's queue sizes and its workers' counts, lines their
+ * owners write, so an idle worker looks only every look_ns (a quarter of
+ * the wait bound's floor), not at every poll. */
+static int stall_look_due(const struct naft *s, struct naft_local *own)
+{
+    uint64_t now = lc_now_ns();
+    if (now < own->next_look_ns)
+        return 0;
+    own->next_look_ns = now + s->look_ns;
+    return 1;
 }
 
 static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
@@ -493,13 +592,20 @@ static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
     if (__builtin_expect(lc_fifo_size(&s->spill) > 0, 0))
         if ((it = lc_qitem_of(lc_fifo_pop(&s->spill))).p)
             return it;
-    /* w's node has an idle worker: not held (the stall rule), whatever a
-     * look saw before */
+    /* w's node has an idle worker: not stalled (the wait bound), whatever
+     * a look saw before */
     struct naft_node *nd = &s->nodes[w->node];
     if (__builtin_expect(atomic_load_explicit(&nd->stall_since, memory_order_relaxed) != 0, 0))
         atomic_store_explicit(&nd->stall_since, 0, memory_order_relaxed);
-    if (w->idle_polls < s->steal_spin && !w->last_look)
+    if (w->idle_polls < s->steal_spin && !w->last_look) {
+        /* a time bound, not one of polls: a poll can take microseconds (a
+         * CPU shared with others, an emulated one), so the stalled nodes
+         * are looked at before LOCUS_STEAL_SPIN too */
+        if (w->idle_polls % LC_NAFT_STALL_EVERY == LC_NAFT_STALL_EVERY - 1
+            && stall_look_due(s, own))
+            it = take_from_stalled(w, s, nd, wake);
         return it;
+    }
     /* other nodes: their shared tasks, nearest first, then the data-bound
      * tasks of a victim that is overloaded */
     for (int i = 0; i < nd->nsharers; i++) {
@@ -531,35 +637,31 @@ static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
                 || (it = take_bound_from(w, s, v, wake)).p))
             return it;
     }
-    /* the last look before sleeping: a held node's tasks (the stall rule
-     * at the top), from any node, nearest first */
-    if (w->last_look)
-        for (int i = 0; i < nd->nsharers; i++) {
-            int v = nd->sharers[i];
-            struct naft_node *vd = &s->nodes[v];
-            if (!node_holds(s, v)) {
-                if (atomic_load_explicit(&vd->stall_since, memory_order_relaxed))
-                    atomic_store_explicit(&vd->stall_since, 0, memory_order_relaxed);
-                continue;
-            }
-            if (node_stalled(rt, vd) && (it = take_held(w, s, v, wake)).p)
-                return it;
-        }
+    /* the tasks of a node stalled past its wait bound (top) */
+    if (w->last_look || stall_look_due(s, own))
+        it = take_from_stalled(w, s, nd, wake);
     return it;
 }
 
-/* Whether another node than w's holds tasks. */
-static int others_hold(const struct naft *s, const struct naft_node *nd)
+/* How long before nd's workers may take tasks held by other nodes, in ns:
+ * the shortest wait bound of the nodes that hold tasks (their hold when
+ * the bound is off); 0 when no other node holds tasks. */
+static uint64_t others_hold(const struct lc_runtime *rt, const struct naft *s,
+                            const struct naft_node *nd)
 {
+    uint64_t nap = 0;
     for (int i = 0; i < nd->nsharers; i++)
-        if (node_holds(s, nd->sharers[i]))
-            return 1;
-    return 0;
+        if (node_holds(s, nd->sharers[i])) {
+            int v = nd->sharers[i];
+            uint64_t b = s->bounded ? wait_bound(rt, s, &s->nodes[v]) : LC_NAFT_HOLD_NS;
+            nap = !nap || b < nap ? b : nap;
+        }
+    return nap;
 }
 
 /*
  * w goes to sleep: while other nodes hold tasks it may not take yet, it
- * sleeps LC_NAFT_STALL_NS at most, to look again (the stall rule), and is
+ * sleeps their wait bound at most, to look again (top), and is
  * counted in nappers until its next pop.  With wake_other, a handshake
  * like the core's (runtime/wait.c): the napper counts itself, then looks;
  * a pusher queues, then (after the core's fence) reads nappers and wakes
@@ -581,12 +683,13 @@ static uint64_t naft_idle_nap(struct lc_worker *w)
             atomic_fetch_add_explicit(&s->nappers, 1, memory_order_seq_cst);
         }
         lc_sleep_fence(w->rt);   /* pairs with the pusher's lc_push_fence */
-        if (others_hold(s, nd))
-            return LC_NAFT_STALL_NS;
+        uint64_t nap = others_hold(w->rt, s, nd);
+        if (nap)
+            return nap;
         own->napping = 0;
         atomic_fetch_sub_explicit(&s->nappers, 1, memory_order_seq_cst);
         lc_sleep_fence(w->rt);
-        if (!others_hold(s, nd))
+        if (!others_hold(w->rt, s, nd))
             return 0;
     }
 }

@@ -104,6 +104,7 @@ static void check_defaults(const struct lc_options *o)
     assert_string_equal(o->topology, "");
     assert_int_equal(o->steal, LC_STEAL_NEAR);
     assert_int_equal(o->steal_spin, 200);
+    assert_int_equal(o->wait_us, 1000);
     assert_string_equal(o->report, "");
     assert_int_equal(o->verbose, 0);
     assert_int_equal(o->counters, LC_COUNTERS_AUTO);
@@ -247,6 +248,7 @@ static void test_steal_spin(void **state)
     (void)state;
     check_uint("LOCUS_STEAL_SPIN", 0, 1000000000, offsetof(struct lc_options, steal_spin), 0);
     check_uint("LOCUS_POLL_US", 1, 1000000, offsetof(struct lc_options, poll_us), 0);
+    check_uint("LOCUS_WAIT_US", 0, 1000000, offsetof(struct lc_options, wait_us), 0);
 }
 
 static void test_verbose(void **state)

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "locus.h"
+#include "runtime.h"
 
 #define BLOCK 4096
 #define MAXB 256
@@ -57,6 +58,11 @@ static void start_defaults(const char *topo, const char *threads)
     start("naft", topo, threads, NULL);
 }
 
+/* LOCUS_WAIT_US as the caller set it (tests/numa-vm/run turns NAFT's wait
+ * bound off where the CPUs are shared), put back after the cases that set
+ * their own */
+static char caller_wait[32];
+
 static void stop(void)
 {
     assert_int_equal(locus_finalize(), 0);
@@ -65,6 +71,10 @@ static void stop(void)
     unsetenv("LOCUS_THREADS");
     unsetenv("LOCUS_STEAL");
     unsetenv("LOCUS_STEAL_SPIN");
+    if (caller_wait[0])
+        setenv("LOCUS_WAIT_US", caller_wait, 1);
+    else
+        unsetenv("LOCUS_WAIT_US");
 }
 
 struct blk { int b; };
@@ -465,6 +475,11 @@ static void test_first_touch_never_leaves_its_node(void **state)
 static void test_bound_tasks_move_only_past_the_margin(void **state)
 {
     (void)state;
+    /* the main thread, node 0's only worker, sleeps below while its tasks
+     * wait: node 0 does not run, and the wait bound would give them all to
+     * node 8 (test_stalled_node_gives_up_its_tasks); off here, so that only
+     * the margin rules */
+    setenv("LOCUS_WAIT_US", "0", 1);
     start_defaults("bullion-s16", "2");
     struct blk a = { 0 };   /* the first dealt first-touch task: node 0 */
     assert_int_equal(locus_task(init_block, &a, sizeof a, LOCUS_OUT(data[0], BLOCK)), 0);
@@ -472,8 +487,8 @@ static void test_bound_tasks_move_only_past_the_margin(void **state)
     assert_int_equal(node_of_block[0], 0);
 
     /* no more than the margin queued on node 0: node 8 takes none while it
-     * is idle, for less than the stall rule's second (a node that runs
-     * none of its tasks for that long gives them up: test_robust.c) */
+     * is idle, for less than the hold's second (a node that runs none of
+     * its tasks for that long gives them up: test_robust.c) */
     reset_done();
     for (int i = 0; i < MARGIN; i++)
         assert_int_equal(locus_task(count_node, NULL, 0, LOCUS_IN(data[0], BLOCK)), 0);
@@ -499,7 +514,8 @@ static void test_bound_tasks_move_only_past_the_margin(void **state)
     assert_true(st.steals_far >= (uint64_t)far);   /* each one taken from node 0 */
     stop();
 
-    /* LOCUS_STEAL=none: nothing moves, past the margin or not */
+    /* LOCUS_STEAL=none: nothing moves, past the margin or not (nor by the
+     * wait bound, which it turns off) */
     start("naft", "bullion-s16", "2", "none");
     reset_done();
     assert_int_equal(locus_task(init_block, &a, sizeof a, LOCUS_OUT(data[1], BLOCK)), 0);
@@ -508,6 +524,90 @@ static void test_bound_tasks_move_only_past_the_margin(void **state)
         assert_int_equal(locus_task(count_node, NULL, 0, LOCUS_IN(data[1], BLOCK)), 0);
     assert_int_equal(locus_taskwait(), 0);
     assert_int_equal(atomic_load(&done_on[0]), 50);
+    stop();
+}
+
+static double secs_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * The wait bound (sched/naft.c, locus(7)): a node that finishes none of its
+ * tasks for LOCUS_WAIT_US (default 1 ms; more for long bodies) while
+ * data-bound tasks wait there gives them to an idle worker elsewhere.  Node
+ * 0's only worker is the main thread, which stalls here in nanosleep with
+ * 8 tasks queued on node 0 (fewer than the margin): node 8's worker runs
+ * them, long before the hold's second.  First-touch tasks wait for the
+ * hold, as their data would move with them; and LOCUS_WAIT_US=0 turns the
+ * bound off.  With more workers than CPUs Locus shares them itself and
+ * the bound is off (its polls yield the CPUs instead): skipped then.
+ */
+static void test_stalled_node_gives_up_its_tasks(void **state)
+{
+    (void)state;
+    setenv("LOCUS_WAIT_US", "1000", 1);   /* the default, whatever the caller's */
+    start_defaults("bullion-s16", "2");
+    if (lc_rt->oversubscribed) {
+        stop();
+        skip();
+    }
+    struct blk a = { 0 };   /* the first dealt first-touch task: node 0 */
+    assert_int_equal(locus_task(init_block, &a, sizeof a, LOCUS_OUT(data[0], BLOCK)), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(node_of_block[0], 0);
+
+    reset_done();
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(locus_task(count_node, NULL, 0, LOCUS_IN(data[0], BLOCK)), 0);
+    /* the spawner may have run a few at their spawn (grain.h), before its
+     * estimate learnt that these bodies are long */
+    int at_spawn = atomic_load(&done_on[0]);
+    assert_true(at_spawn <= 4);
+    assert_int_equal(wait_without_running(8), 8);
+    double took = secs_since(&t0);
+    print_message("stalled node 0: %d of its 8 tasks ran on node 8 within %.1f ms\n",
+                  8 - at_spawn, took * 1e3);
+    assert_int_equal(atomic_load(&done_on[0]), at_spawn);
+    assert_int_equal(atomic_load(&done_on[8]), 8 - at_spawn);
+    /* well before the hold's second: the bound moved them, not the hold */
+    assert_true(took < 0.5);
+    locus_stats_t st;
+    assert_int_equal(locus_get_stats(&st, sizeof st), 0);
+    assert_true(st.steals_near + st.steals_far >= (uint64_t)(8 - at_spawn));
+    assert_int_equal(locus_taskwait(), 0);
+
+    /* first-touch tasks, dealt 8, 0, 8, 0: those of node 0 wait for it */
+    for (int b = 1; b <= 4; b++) {
+        node_of_block[b] = -1;
+        struct blk x = { b };
+        assert_int_equal(locus_task(init_block, &x, sizeof x, LOCUS_OUT(data[b], BLOCK)), 0);
+    }
+    struct timespec ts = { 0, 200000000 };
+    nanosleep(&ts, NULL);
+    assert_int_equal(node_of_block[2], -1);
+    assert_int_equal(node_of_block[4], -1);
+    assert_int_equal(locus_taskwait(), 0);
+    for (int b = 1; b <= 4; b++)
+        assert_int_equal(node_of_block[b], b % 2 ? 8 : 0);
+    stop();
+
+    /* LOCUS_WAIT_US=0: no bound, node 0 keeps them while it naps */
+    setenv("LOCUS_WAIT_US", "0", 1);
+    start_defaults("bullion-s16", "2");
+    assert_int_equal(locus_task(init_block, &a, sizeof a, LOCUS_OUT(data[0], BLOCK)), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    reset_done();
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(locus_task(count_node, NULL, 0, LOCUS_IN(data[0], BLOCK)), 0);
+    nanosleep(&ts, NULL);
+    assert_int_equal(atomic_load(&done_on[8]), 0);
+    assert_int_equal(locus_taskwait(), 0);
+    assert_int_equal(atomic_load(&done_on[0]), 8);
     stop();
 }
 
@@ -582,6 +682,8 @@ static void test_refused_and_bad_values(void **state)
 
 int main(void)
 {
+    if (getenv("LOCUS_WAIT_US"))
+        snprintf(caller_wait, sizeof caller_wait, "%s", getenv("LOCUS_WAIT_US"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_touch_dealt_evenly),
         cmocka_unit_test(test_task_follows_its_bytes),
@@ -592,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_shared_tasks_reach_any_node),
         cmocka_unit_test(test_first_touch_never_leaves_its_node),
         cmocka_unit_test(test_bound_tasks_move_only_past_the_margin),
+        cmocka_unit_test(test_stalled_node_gives_up_its_tasks),
         cmocka_unit_test(test_naft_moves_far_less_than_di),
         cmocka_unit_test(test_dft_homes_data_where_touched),
         cmocka_unit_test(test_refused_and_bad_values),

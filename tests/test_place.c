@@ -489,6 +489,10 @@ static void test_tasks_follow_allocated_data(void **state)
 
 /* A node hint: for tasks without dependencies, over the data's majority,
  * and to a node without workers (its nearest node that has some). */
+/* LOCUS_WAIT_US as the caller set it (tests/numa-vm/run turns NAFT's wait
+ * bound off where the CPUs are shared), put back after test_node_hint */
+static char caller_wait[32];
+
 static void test_node_hint(void **state)
 {
     (void)state;
@@ -521,7 +525,11 @@ static void test_node_hint(void **state)
 
     /* bullion-s16 with 2 workers (nodes 0 and 8): node 9's nearest node
      * with workers is 8; and tasks hinted to the main thread's node 0 stay
-     * there (no dependencies: without the hint any node would take them) */
+     * there (no dependencies: without the hint any node would take them).
+     * The main thread naps below with them queued: node 0 does not run,
+     * and NAFT's wait bound would give them to node 8 after a millisecond
+     * (test_naft.c tests that); off here, so that only the hint rules. */
+    setenv("LOCUS_WAIT_US", "0", 1);
     start("naft", "bullion-s16", "2");
     assert_int_equal(lc_rt->node_home[9], 8);
     reset_ran();
@@ -535,7 +543,7 @@ static void test_node_hint(void **state)
     for (int i = 0; i < 8; i++)
         assert_int_equal(i % 2 ? spawn_note(i, NULL, 0, 0) : spawn_note_nocopy(i, 0), 0);
     nap_ms(200);   /* node 8 is idle meanwhile, and may not take them (not
-                    * for the second of sched/naft.c's stall rule) */
+                    * for the second of sched/naft.c's hold) */
     /* (this thread may have run some at their spawn: bodies short by the
      * grain estimate run on their spawner, which is on node 0) */
     for (int i = 0; i < 8; i++)
@@ -545,6 +553,10 @@ static void test_node_hint(void **state)
     for (int i = 0; i < 8; i++)
         assert_int_equal(atomic_load(&ran_on[i]), 0 + 1);
     stop();
+    if (caller_wait[0])
+        setenv("LOCUS_WAIT_US", caller_wait, 1);
+    else
+        unsetenv("LOCUS_WAIT_US");
 }
 
 static void first_touch(void *arg)
@@ -670,6 +682,8 @@ static void test_real_pages(void **state)
 int main(void)
 {
     ps = (size_t)sysconf(_SC_PAGESIZE);
+    if (getenv("LOCUS_WAIT_US"))
+        snprintf(caller_wait, sizeof caller_wait, "%s", getenv("LOCUS_WAIT_US"));
     unsetenv("LOCUS_STEAL");
     unsetenv("LOCUS_STEAL_SPIN");
     unsetenv("LOCUS_SPIN");

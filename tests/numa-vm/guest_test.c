@@ -10,12 +10,14 @@
  *              node equal to the kernel's, then tasks reading a block run on
  *              the node of its pages (LOCUS_STEAL=none: deterministic);
  *   naft-defaults  the same with every LOCUS_* variable at its default:
- *              the spread exact, readers on their data's node (>= 98%);
+ *              the spread exact, readers on their data's node (>= 98%;
+ *              >= 90% with one vCPU per node: naft_promises);
  *   main-init  data the main program initialised (numa_alloc_onnode, or
  *              first touch with the main thread on a node) is found on its
  *              node by the runtime's kernel lookup, and its tasks run there;
  *   steal-near with all the data on node 0 and LOCUS_STEAL=near, only node 0
- *              and its nearest nodes run tasks and no steal is far;
+ *              and its nearest nodes run tasks and no steal is far (NAFT's
+ *              wait bound, which reaches every node, off);
  *   dft        pages are on the node of the worker that first touched them;
  *   di         pages first touched after locus_init() are interleaved over
  *              the nodes page by page; the directory books what the kernel
@@ -325,10 +327,14 @@ static void phase_topology(void)
  * the share each), pages on the node of their first writer, the directory
  * agreeing with the kernel, and tasks reading a block on the node of its
  * pages.  With LOCUS_STEAL=none every reader must be there; with every
- * LOCUS_* variable at its default, at least 98% of them (NAFT may move a
+ * LOCUS_* variable at its default, at least 98% of them (NAFT moves a
  * data-bound task only from a node with more than 16 queued per worker,
- * which these batches of at most 16 per worker never reach), in one batch
- * and in rounds of one reader per block.
+ * which these batches of at most 16 per worker never reach, or from a node
+ * that finished nothing for its wait bound), in one batch and in rounds of
+ * one reader per block.  At least 90% where a node has a single vCPU:
+ * these vCPUs share the host's cores, so such a node stops whenever the
+ * host stops its vCPU, and the wait bound then gives its readers to
+ * running nodes (issue 28 asks 90% of the 4-node guest).
  */
 static void naft_promises(const char *steal)
 {
@@ -410,12 +416,14 @@ static void naft_promises(const char *steal)
         printf("  readers (%s): %d of %d on their data's node, bytes local %.1f%%\n",
                batch ? "one batch" : "rounds", local, NBLOCKS,
                all ? 100.0 * (double)st.bytes_local / (double)all : 0.0);
-        CHECK(local * 100 >= 98 * NBLOCKS, "naft read (%s): %d of %d readers on their data's node",
-              batch ? "one batch" : "rounds", local, NBLOCKS);
-        CHECK(all == (uint64_t)NBLOCKS * blen && st.bytes_local * 100 >= 98 * all,
-              "naft read: bytes local/near/far = %llu/%llu/%llu, expected %zu, 98%% local",
+        int least = cpus_per_node > 1 ? 98 : 90;
+        CHECK(local * 100 >= least * NBLOCKS,
+              "naft read (%s): %d of %d readers on their data's node, under %d%%",
+              batch ? "one batch" : "rounds", local, NBLOCKS, least);
+        CHECK(all == (uint64_t)NBLOCKS * blen && st.bytes_local * 100 >= (uint64_t)least * all,
+              "naft read: bytes local/near/far = %llu/%llu/%llu, expected %zu, %d%% local",
               (unsigned long long)st.bytes_local, (unsigned long long)st.bytes_near,
-              (unsigned long long)st.bytes_far, (size_t)NBLOCKS * blen);
+              (unsigned long long)st.bytes_far, (size_t)NBLOCKS * blen, least);
     }
     stop();
 out:
@@ -508,9 +516,15 @@ static void phase_steal_near(void)
     if (!d)
         return;
     memset(d, 3, len);
+    /* LOCUS_STEAL's reach is what is checked: NAFT's wait bound (which
+     * reaches every node) is off, as the vCPUs here do not own the host's
+     * cores and a node 0 descheduled for a millisecond would lose tasks to
+     * any node */
     setenv("LOCUS_SPIN", "1000000000", 1);
+    setenv("LOCUS_WAIT_US", "0", 1);
     int r0 = start("naft", "near");
     unsetenv("LOCUS_SPIN");
+    unsetenv("LOCUS_WAIT_US");
     if (r0 != 0)
         goto out;
     for (int i = 0; i < STEAL_TASKS; i++) {
