@@ -29,10 +29,13 @@
  * The wait bound: a node whose workers finish none of its tasks for
  * max(LOCUS_WAIT_US, LC_NAFT_WAIT_BODIES times the longest mean body of
  * its workers, LC_NAFT_WAIT_WAKES times their wake-ups' latency) while
- * data-bound tasks wait there gives them up to the idle workers of other
- * nodes, nearest first, whatever LOCUS_STEAL=near|all says (not with
- * none, nor when Locus runs more workers than CPUs: its polls yield the
- * CPUs to the workers with work then).  Its workers are then not running:
+ * data-bound tasks wait there gives them up to the idle workers of the
+ * nodes LOCUS_STEAL lets take its data-bound tasks, nearest first (by
+ * default its nearest nodes with workers: a far node reads them at a
+ * fraction of the bandwidth, and the simulated bullion S16 ran Jacobi
+ * slower with far thieves than waiting; not with LOCUS_STEAL=none, nor
+ * when Locus runs more workers than CPUs: its polls yield the CPUs to the
+ * workers with work then).  Its workers are then not running:
  * descheduled (their CPU is shared with another program, an MPI progress
  * thread, or other vCPUs of a virtual machine), blocked in a system call,
  * or in bodies far longer than their usual ones; waiting for them would
@@ -536,6 +539,15 @@ static struct lc_qitem take_stalled(struct lc_worker *w, struct naft *s, int n, 
     return take_bound_from(w, s, n, wake);
 }
 
+/* Whether node nd may take node v's data-bound tasks (LOCUS_STEAL). */
+static int steals_from(const struct naft_node *nd, int v)
+{
+    for (int i = 0; i < nd->nvictims; i++)
+        if (nd->victims[i] == v)
+            return 1;
+    return 0;
+}
+
 /* A task of another node stalled past its wait bound (top), nearest
  * first. */
 static struct lc_qitem take_from_stalled(struct lc_worker *w, struct naft *s,
@@ -552,7 +564,7 @@ static struct lc_qitem take_from_stalled(struct lc_worker *w, struct naft *s,
         }
         uint64_t stalled = node_stalled_ns(w->rt, vd);
         int held = stalled >= LC_NAFT_HOLD_NS;
-        if ((held || (s->bounded && stalled >= wait_bound(w->rt, s, vd)))
+        if ((held || (s->bounded && steals_from(nd, v) && stalled >= wait_bound(w->rt, s, vd)))
             && (it = take_stalled(w, s, v, held, wake)).p)
             return it;
     }

@@ -60,6 +60,20 @@ struct actor {
 #define NWB 4096
 static struct actor *wbucket[NWB];
 static __thread struct actor *me;
+static __thread int my_node = -1;   /* the node of this actor's worker */
+
+/* The machine's stalled node (stall_node, stall_at_ms, stall_ms): an actor
+ * of it that reaches a seam inside the window sleeps to its end, as a
+ * thread whose core another program took would, and runs on from there.
+ * Callers have settled (no lock held). */
+static void stall_here(void)
+{
+    if (machine.stall_s <= 0 || my_node != (int)machine.stall_node)
+        return;
+    double now = simgrid_get_clock(), end = machine.stall_at_s + machine.stall_s;
+    if (now >= machine.stall_at_s && now < end)
+        sg_actor_sleep_for(end - now);
+}
 
 static inline unsigned bucket_of(_Atomic uint32_t *addr)
 {
@@ -171,6 +185,7 @@ static void sim_wait(_Atomic uint32_t *addr, uint32_t val, uint64_t ns)
     }
     if (machine.wake_s > 0)   /* a woken thread runs some microseconds later */
         sg_actor_sleep_for(machine.wake_s);
+    stall_here();
 }
 
 /* ------------------------------------------------------------ time, polls */
@@ -183,6 +198,7 @@ static uint64_t sim_now_ns(void)
 static void sim_poll(unsigned pauses)
 {
     settle();
+    stall_here();
     if (pauses && machine.poll_s > 0)   /* one poll for LC_SIM_POLLS (runtime/sim.h) */
         sg_actor_sleep_for(pauses * machine.poll_s * LC_SIM_POLLS);
     else
@@ -192,6 +208,7 @@ static void sim_poll(unsigned pauses)
 static void sim_yield(void)
 {
     settle();
+    stall_here();
     sg_actor_yield();
 }
 
@@ -200,6 +217,7 @@ static void sim_yield(void)
 struct start {
     void *(*fn)(void *);
     void *arg;
+    int node;
 };
 
 static void actor_main(int argc, char **argv)
@@ -209,6 +227,7 @@ static void actor_main(int argc, char **argv)
     struct start *s = sg_actor_self_get_data();
     void *(*fn)(void *) = s->fn;
     void *arg = s->arg;
+    my_node = s->node;
     free(s);
     fn(arg);
     settle();   /* its last wakes */
@@ -221,6 +240,7 @@ static int sim_thread_start(void *(*fn)(void *), void *arg, int worker, void **h
         return ENOMEM;
     s->fn = fn;
     s->arg = arg;
+    s->node = worker < nworkers ? worker_node[worker] : -1;
     char name[32];
     snprintf(name, sizeof name, "worker%d", worker);
     sg_actor_t a = sg_actor_init(name, whost[worker < nworkers ? worker : 0]);
@@ -273,6 +293,7 @@ static double thread_cpu(void)
 static void sim_body(const struct lc_sim_task *t, void (*run)(void *), void *ctx)
 {
     settle();
+    stall_here();
     double start = simgrid_get_clock();
     const char *name;
     const struct model *m = sim_models_take(t->task, t->fn, &name);
@@ -371,6 +392,7 @@ const struct lc_sim_ops *locus_sim_plugin_start(const struct lc_sim_config *cfg,
     memcpy(worker_node, cfg->worker_node, (size_t)nworkers * sizeof *worker_node);
     for (int i = 0; i < nworkers; i++)
         node_workers[worker_node[i]]++;
+    my_node = worker_node[0];   /* this thread, locus_init's, is worker 0 */
 
     /* the platform, through a file: SimGrid's C interface loads platforms */
     char path[] = "/tmp/locus-sim-platform-XXXXXX";

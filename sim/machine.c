@@ -95,6 +95,8 @@ static const struct key keys[] = {
     K("speed", speed, 1.0, 0),
     K("spawn_ns", spawn_s, NS, 1), K("task_ns", task_s, NS, 1), K("wake_ns", wake_s, NS, 1),
     K("poll_ns", poll_s, NS, 1),
+    K("stall_node", stall_node, 1.0, 1), K("stall_at_ms", stall_at_s, 1e-3, 1),
+    K("stall_ms", stall_s, 1e-3, 1),
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -108,7 +110,8 @@ static char *trim(char *s)
     return s;
 }
 
-static int load_file(struct sim_machine *m, const char *path, char *err, size_t errlen)
+static int load_file(struct sim_machine *m, const char *path, int nnodes_of_cfg, char *err,
+                     size_t errlen)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -146,7 +149,8 @@ static int load_file(struct sim_machine *m, const char *path, char *err, size_t 
         if (i == NKEYS) {
             snprintf(err, errlen, "LOCUS_SIM_MACHINE='%s', line %d: unknown key '%s' (known: "
                      "name, local_bw, near_bw, far_bw, mem_bw, core_bw, module_bw in GB/s; local_lat, "
-                     "near_lat, far_lat, spawn_ns, task_ns, wake_ns, poll_ns in ns; speed)",
+                     "near_lat, far_lat, spawn_ns, task_ns, wake_ns, poll_ns in ns; speed; stall_node, "
+                     "stall_at_ms, stall_ms)",
                      path, ln, k);
             fclose(f);
             return -1;
@@ -163,6 +167,12 @@ static int load_file(struct sim_machine *m, const char *path, char *err, size_t 
         *(double *)((char *)m + keys[i].off) = x * keys[i].scale;
     }
     fclose(f);
+    if (m->stall_s > 0 && (m->stall_node != (double)(int)m->stall_node
+                           || (int)m->stall_node >= nnodes_of_cfg)) {
+        snprintf(err, errlen, "LOCUS_SIM_MACHINE='%s': stall_node = %g: expected a node of the "
+                 "topology, 0 to %d", path, m->stall_node, nnodes_of_cfg - 1);
+        return -1;
+    }
     if (!m->source[0] || strcmp(m->source, path) != 0) {
         char src[sizeof m->source];
         snprintf(src, sizeof src, "%s over %s", path, m->name);
@@ -180,7 +190,7 @@ int sim_machine_load(struct sim_machine *m, const struct lc_sim_config *cfg, cha
             p = &presets[i];
     from_preset(m, p);
     if (cfg->machine && cfg->machine[0])
-        return load_file(m, cfg->machine, err, errlen);
+        return load_file(m, cfg->machine, cfg->nnodes, err, errlen);
     return 0;
 }
 
@@ -193,6 +203,9 @@ void sim_machine_print(FILE *f, const struct sim_machine *m)
     if (m->module_bw > 0)
         fprintf(f, "%.1f GB/s per module's link, ", m->module_bw / GB);
     fprintf(f, "speed %.2f", m->speed);
+    if (m->stall_s > 0)
+        fprintf(f, ", node %d stalled from %.3f s for %.3f s", (int)m->stall_node,
+                m->stall_at_s, m->stall_s);
 }
 
 void sim_machine_platform(FILE *f, const struct sim_machine *m, const struct lc_sim_config *cfg)

@@ -30,6 +30,9 @@ struct sim_machine {
     double task_s;             /* the runtime's cost per task run (pop, completion) */
     double wake_s;             /* a sleeping thread's wake-up, until it runs */
     double poll_s;             /* one pause of an idle poll */
+    /* a stalled node: its workers do not run (descheduled, as by another
+     * program on their cores) from stall_at_s for stall_s; 0: none */
+    double stall_node, stall_at_s, stall_s;
 };
 
 /* machine.c: the model for the topology (cfg->topo_name's preset, or the

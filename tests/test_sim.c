@@ -87,6 +87,9 @@ static int graph(const char *name)
          * (seen at 16 real cores as 0.33x libgomp on independent tasks). */
         for (int i = 0; i < 1600 && !r; i++)
             r = spawn_labelled("unit", LOCUS_NODE_ANY, NULL, 0);
+    } else if (strcmp(name, "hinted8") == 0) {   /* 8 x 1 ms given to node 1 */
+        for (int i = 0; i < 8 && !r; i++)
+            r = spawn_labelled("unit", 1, NULL, 0);
     } else if (strcmp(name, "random") == 0) {    /* for the seed: a graph with choices */
         static double v[64];
         for (int i = 0; i < 400 && !r; i++) {
@@ -100,6 +103,7 @@ static int graph(const char *name)
     }
     if (!r)
         r = locus_taskwait();
+    fprintf(stderr, "test_sim: done %.9f\n", locus_wtime());   /* the graph's end */
     int f = locus_finalize();
     fprintf(stderr, "test_sim: wtime %.9f %.9f\n", t0, locus_wtime());   /* the run's end */
     return r || f ? 4 : 0;
@@ -108,7 +112,7 @@ static int graph(const char *name)
 /* ------------------------------------------------------------ the checks */
 
 static char dir[] = "/tmp/locus-test-sim-XXXXXX";
-static char model[PATH_MAX], machine[PATH_MAX], self[PATH_MAX];
+static char model[PATH_MAX], machine[PATH_MAX], stalled[PATH_MAX], self[PATH_MAX];
 
 static int setup(void **state)
 {
@@ -127,6 +131,15 @@ static int setup(void **state)
     fprintf(f, "name = exact\nlocal_bw = 10\nnear_bw = 10\nfar_bw = 10\nmem_bw = 10\n"
             "core_bw = 100\nlocal_lat = 0\nnear_lat = 0\nfar_lat = 0\nspawn_ns = 0\n"
             "task_ns = 0\nwake_ns = 0\npoll_ns = 0\n");
+    fclose(f);
+    /* the same, node 1's workers stalled for the first 50 ms */
+    snprintf(stalled, sizeof stalled, "%s/stalled.machine", dir);
+    if (!(f = fopen(stalled, "w")))
+        return -1;
+    fprintf(f, "name = exact, node 1 stalled\nlocal_bw = 10\nnear_bw = 10\nfar_bw = 10\n"
+            "mem_bw = 10\ncore_bw = 100\nlocal_lat = 0\nnear_lat = 0\nfar_lat = 0\n"
+            "spawn_ns = 0\ntask_ns = 0\nwake_ns = 0\npoll_ns = 0\nstall_node = 1\n"
+            "stall_at_ms = 0\nstall_ms = 50\n");
     fclose(f);
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
@@ -157,6 +170,10 @@ static int have_simulator(void)
     return access(p, R_OK) == 0;
 }
 
+/* When the last graph simulate() ran had finished, before locus_finalize
+ * (which waits for every worker's thread: a stalled one too). */
+static double graph_done;
+
 /* Runs graph name in a child under topology with the extra environment
  * (NAME=VALUE strings, NULL-ended); returns the simulated seconds, or a
  * negative number (failing the test with the child's output). */
@@ -182,9 +199,11 @@ static double simulate(const char *name, const char *topology, const char *const
     FILE *f = fopen(out, "r");
     char line[4096];
     double t = -1, w0 = -1, w1 = -1;
+    graph_done = -1;
     while (f && fgets(line, sizeof line, f)) {
         sscanf(line, "locus-sim: simulated %lf s", &t);
         sscanf(line, "test_sim: wtime %lf %lf", &w0, &w1);
+        sscanf(line, "test_sim: done %lf", &graph_done);
     }
     /* locus_wtime reads simulated time before, during and after the run */
     if (t >= 0 && (w0 != 0 || w1 < t - 1e-6 || w1 > t + 1e-6)) {
@@ -282,6 +301,38 @@ static int slurp(const char *path, char **buf)
     return (int)n;
 }
 
+/*
+ * NAFT's wait bound in simulated time (sched/naft.c, locus(7)): 8 tasks of
+ * 1 ms given to node 1, whose two workers are stalled for the first 50 ms
+ * (the machine's stall_node).  Without the bound (LOCUS_WAIT_US=0) they
+ * wait for node 1: 50 ms, then 4 ms on its two workers.  With it, node
+ * 0's two workers (the main thread in its taskwait, and the other) take
+ * them once node 1 has finished nothing for 1 ms: about 1 + 4 ms.  The
+ * times are those of the graph's end, before locus_finalize (which joins
+ * node 1's threads, at 50 ms either way).
+ */
+static void test_stalled_node(void **state)
+{
+    (void)state;
+    if (!have_simulator())
+        skip();
+    static const char *const off[] = { "LOCUS_WAIT_US=0", NULL };
+    char *saved = strdup(machine);
+    assert_non_null(saved);
+    snprintf(machine, sizeof machine, "%s", stalled);
+    assert_true(simulate("hinted8", TWO_NODES, off) >= 0);
+    double waited = graph_done;
+    assert_true(simulate("hinted8", TWO_NODES, NULL) >= 0);
+    double bounded = graph_done;
+    snprintf(machine, sizeof machine, "%s", saved);
+    free(saved);
+    print_message("node 1 stalled 50 ms: 8 x 1 ms given to it take %.3f ms without the wait "
+                  "bound, %.3f ms with it\n", waited * 1e3, bounded * 1e3);
+    assert_true(waited >= 0 && bounded >= 0);
+    assert_true(waited * 1e3 >= 54.0 - 1e-6);
+    assert_true(bounded * 1e3 < 10.0);
+}
+
 /* The same seed gives the same schedule, body for body, on a NUMA preset
  * of 64 workers where stealing and placement make choices. */
 static void test_same_seed_same_schedule(void **state)
@@ -366,6 +417,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_forkjoin),
         cmocka_unit_test(test_flood),
         cmocka_unit_test(test_shared_bandwidth),
+        cmocka_unit_test(test_stalled_node),
         cmocka_unit_test(test_same_seed_same_schedule),
         cmocka_unit_test(test_bad_model_file),
     };

@@ -17,7 +17,7 @@
  *              node by the runtime's kernel lookup, and its tasks run there;
  *   steal-near with all the data on node 0 and LOCUS_STEAL=near, only node 0
  *              and its nearest nodes run tasks and no steal is far (NAFT's
- *              wait bound, which reaches every node, off);
+ *              wait bound included, which obeys LOCUS_STEAL);
  *   dft        pages are on the node of the worker that first touched them;
  *   di         pages first touched after locus_init() are interleaved over
  *              the nodes page by page; the directory books what the kernel
@@ -516,15 +516,9 @@ static void phase_steal_near(void)
     if (!d)
         return;
     memset(d, 3, len);
-    /* LOCUS_STEAL's reach is what is checked: NAFT's wait bound (which
-     * reaches every node) is off, as the vCPUs here do not own the host's
-     * cores and a node 0 descheduled for a millisecond would lose tasks to
-     * any node */
     setenv("LOCUS_SPIN", "1000000000", 1);
-    setenv("LOCUS_WAIT_US", "0", 1);
     int r0 = start("naft", "near");
     unsetenv("LOCUS_SPIN");
-    unsetenv("LOCUS_WAIT_US");
     if (r0 != 0)
         goto out;
     for (int i = 0; i < STEAL_TASKS; i++) {
