@@ -167,8 +167,8 @@ static int load_file(struct sim_machine *m, const char *path, int nnodes_of_cfg,
         *(double *)((char *)m + keys[i].off) = x * keys[i].scale;
     }
     fclose(f);
-    if (m->stall_s > 0 && (m->stall_node != (double)(int)m->stall_node
-                           || (int)m->stall_node >= nnodes_of_cfg)) {
+    if (m->stall_s > 0 && (m->stall_node >= nnodes_of_cfg   /* first: the cast below needs it */
+                           || m->stall_node != (double)(int)m->stall_node)) {
         snprintf(err, errlen, "LOCUS_SIM_MACHINE='%s': stall_node = %g: expected a node of the "
                  "topology, 0 to %d", path, m->stall_node, nnodes_of_cfg - 1);
         return -1;

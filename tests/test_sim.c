@@ -2,8 +2,9 @@
  * test_sim.c - the simulator (LOCUS_SIM, sim/, locus-sim(7)) on task
  * graphs whose simulated makespan is worked out by hand: independent tasks
  * on one node, a chain, fork-join rounds, two readers sharing one node's
- * memory bandwidth across nodes; and the same seed giving the same
- * schedule.  The machine model here has no runtime costs and no latency,
+ * memory bandwidth across nodes, tasks given to a stalled node with and
+ * without NAFT's wait bound; the same seed giving the same schedule; and
+ * bad model and machine files refused.  The machine model here has no runtime costs and no latency,
  * so the makespans are exact: 1 ms tasks, 10 GB/s memories and links.
  *
  * SimGrid's engine starts once per process, so each graph runs in a child:
@@ -406,6 +407,39 @@ static void test_bad_model_file(void **state)
     free(text);
 }
 
+/* A stalled node the topology does not have fails locus_init, naming the
+ * key (locus-sim(7)). */
+static void test_bad_stall_node(void **state)
+{
+    (void)state;
+    if (!have_simulator())
+        skip();
+    char bad[PATH_MAX + 32], out[PATH_MAX + 32];
+    snprintf(bad, sizeof bad, "%s/badstall.machine", dir);
+    snprintf(out, sizeof out, "%s/badstall.err", dir);
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fprintf(f, "stall_node = 2\nstall_ms = 10\n");   /* TWO_NODES has nodes 0 and 1 */
+    fclose(f);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("LOCUS_SIM", TWO_NODES, 1);
+        setenv("LOCUS_SIM_MODEL", model, 1);
+        setenv("LOCUS_SIM_MACHINE", bad, 1);
+        if (!freopen(out, "w", stderr))
+            _exit(126);
+        execl(self, self, "--graph", "fork9", (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 2);   /* locus_init failed, no crash */
+    char *text = NULL;
+    assert_true(slurp(out, &text) > 0);
+    assert_non_null(strstr(text, "stall_node = 2: expected a node of the topology, 0 to 1"));
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--graph") == 0)
@@ -420,6 +454,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stalled_node),
         cmocka_unit_test(test_same_seed_same_schedule),
         cmocka_unit_test(test_bad_model_file),
+        cmocka_unit_test(test_bad_stall_node),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
