@@ -487,12 +487,12 @@ static void test_tasks_follow_allocated_data(void **state)
     stop();
 }
 
-/* A node hint: for tasks without dependencies, over the data's majority,
- * and to a node without workers (its nearest node that has some). */
 /* LOCUS_WAIT_US as the caller set it (tests/numa-vm/run turns NAFT's wait
  * bound off where the CPUs are shared), put back after test_node_hint */
 static char caller_wait[32];
 
+/* A node hint: for tasks without dependencies, over the data's majority,
+ * and to a node without workers (its nearest node that has some). */
 static void test_node_hint(void **state)
 {
     (void)state;
