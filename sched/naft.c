@@ -49,10 +49,9 @@
  * and libgomp and libomp run that task elsewhere).  Idle workers look at
  * stalled nodes while they poll, every quarter of LOCUS_WAIT_US at most
  * (stall_look_due), and before they sleep; those that sleep while other
- * nodes hold tasks
- * they may not take yet look again after the bound (idle_nap), and a push
- * to a node with no sleeper wakes one when none of them does.  locus(7)
- * documents the bound.
+ * nodes hold tasks they may not take yet look again after the bound
+ * (idle_nap), and a push to a node with no sleeper wakes one when none of
+ * them does.  locus(7) documents the bound.
  * On a single node everything is the ordinary deque: this is the oblivious
  * scheduler with an empty queue or two more to look at, which keeps its
  * cost within reach of DFT.
@@ -656,8 +655,9 @@ static struct lc_qitem naft_pop(struct lc_worker *w, int *wake)
 }
 
 /* How long before nd's workers may take tasks held by other nodes, in ns:
- * the shortest wait bound of the nodes that hold tasks (their hold when
- * the bound is off); 0 when no other node holds tasks. */
+ * the shortest wait bound of the nodes holding tasks that they may take
+ * from (LOCUS_STEAL), the hold of the others and of all when the bound is
+ * off; 0 when no other node holds tasks. */
 static uint64_t others_hold(const struct lc_runtime *rt, const struct naft *s,
                             const struct naft_node *nd)
 {
@@ -665,7 +665,8 @@ static uint64_t others_hold(const struct lc_runtime *rt, const struct naft *s,
     for (int i = 0; i < nd->nsharers; i++)
         if (node_holds(s, nd->sharers[i])) {
             int v = nd->sharers[i];
-            uint64_t b = s->bounded ? wait_bound(rt, s, &s->nodes[v]) : LC_NAFT_HOLD_NS;
+            uint64_t b = s->bounded && steals_from(nd, v) ? wait_bound(rt, s, &s->nodes[v])
+                                                          : LC_NAFT_HOLD_NS;
             nap = !nap || b < nap ? b : nap;
         }
     return nap;
