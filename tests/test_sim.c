@@ -375,6 +375,34 @@ static void test_needs_locus_sim(void **state)
     assert_non_null(strstr(locus_error_message(), "set LOCUS_SIM as well"));
 }
 
+/* Runs graph fork9 in a child under topology with the given model and
+ * machine files (machine NULL: the topology's own model), and checks that
+ * locus_init failed (exit 2, no crash) with needle in its message. */
+static void expect_init_refused(const char *topology, const char *model_file,
+                                const char *machine_file, const char *name, const char *needle)
+{
+    char out[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/%s.err", dir, name);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("LOCUS_SIM", topology, 1);
+        setenv("LOCUS_SIM_MODEL", model_file, 1);
+        if (machine_file)
+            setenv("LOCUS_SIM_MACHINE", machine_file, 1);
+        if (!freopen(out, "w", stderr))
+            _exit(126);
+        execl(self, self, "--graph", "fork9", (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 2);   /* locus_init failed, no crash */
+    char *text = NULL;
+    assert_true(slurp(out, &text) > 0);
+    assert_non_null(strstr(text, needle));
+    free(text);
+}
+
 /* A model file that cannot be read fails locus_init with its name. */
 static void test_bad_model_file(void **state)
 {
@@ -387,24 +415,7 @@ static void test_bad_model_file(void **state)
     assert_non_null(f);
     fprintf(f, "unit one 1000\n");
     fclose(f);
-    char out[PATH_MAX];
-    snprintf(out, sizeof out, "%s/bad.err", dir);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("LOCUS_SIM", ONE_NODE, 1);
-        setenv("LOCUS_SIM_MODEL", bad, 1);
-        if (!freopen(out, "w", stderr))
-            _exit(126);
-        execl(self, self, "--graph", "fork9", (char *)NULL);
-        _exit(127);
-    }
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 2);   /* locus_init failed, no crash */
-    char *text = NULL;
-    assert_true(slurp(out, &text) > 0);
-    assert_non_null(strstr(text, "line 1: expected 'name bytes compute_ns"));
-    free(text);
+    expect_init_refused(ONE_NODE, bad, NULL, "bad", "line 1: expected 'name bytes compute_ns");
 }
 
 /* A stalled node the topology does not have fails locus_init, naming the
@@ -414,30 +425,14 @@ static void test_bad_stall_node(void **state)
     (void)state;
     if (!have_simulator())
         skip();
-    char bad[PATH_MAX + 32], out[PATH_MAX + 32];
+    char bad[PATH_MAX + 32];
     snprintf(bad, sizeof bad, "%s/badstall.machine", dir);
-    snprintf(out, sizeof out, "%s/badstall.err", dir);
     FILE *f = fopen(bad, "w");
     assert_non_null(f);
     fprintf(f, "stall_node = 2\nstall_ms = 10\n");   /* TWO_NODES has nodes 0 and 1 */
     fclose(f);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("LOCUS_SIM", TWO_NODES, 1);
-        setenv("LOCUS_SIM_MODEL", model, 1);
-        setenv("LOCUS_SIM_MACHINE", bad, 1);
-        if (!freopen(out, "w", stderr))
-            _exit(126);
-        execl(self, self, "--graph", "fork9", (char *)NULL);
-        _exit(127);
-    }
-    int st;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 2);   /* locus_init failed, no crash */
-    char *text = NULL;
-    assert_true(slurp(out, &text) > 0);
-    assert_non_null(strstr(text, "stall_node = 2: expected a node of the topology, 0 to 1"));
-    free(text);
+    expect_init_refused(TWO_NODES, model, bad, "badstall",
+                        "stall_node = 2: expected a node of the topology, 0 to 1");
 }
 
 int main(int argc, char **argv)
