@@ -193,7 +193,7 @@ TEST_LIBS = $(LIB_LIBS) $(PAPI_LIBS) $(CMOCKA_LIBS)
 BENCH_LIBS = $(LIB_LIBS) $(BLAS_LIBS)
 SONAME = liblocus.so.0
 # The shared objects' real files carry the whole version (VERSION, through
-# configure), as libtool names them: liblocus.so.0.5.0, with liblocus.so.0
+# configure), as libtool names them: liblocus.so.0.6.0, with liblocus.so.0
 # (the soname) and liblocus.so linking to it.
 SOREAL = liblocus.so.$(VERSION)
 
@@ -786,7 +786,7 @@ CMAKE_SED = sed -e 's|^set(_Locus_libdir .*|set(_Locus_libdir "$(libdir)")|' \
 PC_FILES = locus.pc locus-static.pc locus-gomp.pc locus-omp.pc $(if $(filter 1,$(HAVE_MPI)),locus-mpi.pc)
 CMAKE_FILES = build/LocusConfig.cmake build/LocusConfigVersion.cmake
 # The man pages' .TH lines get this version as their fourth field ("Locus
-# 0.5.0"), whatever the source says, so that every page in man/ shows the
+# 0.6.0"), whatever the source says, so that every page in man/ shows the
 # version installed.
 MAN_TH_SED = s/^(\.TH[[:space:]]+("[^"]*"|[^[:space:]"]+)[[:space:]]+("[^"]*"|[^[:space:]"]+)[[:space:]]+("[^"]*"|[^[:space:]"]+))([[:space:]]+("[^"]*"|[^[:space:]"]+))?/\1 "Locus $(VERSION)"/
 

@@ -26,7 +26,8 @@ extern "C" {
 #endif
 
 /** API version: major * 10000 + minor * 100 + patch. */
-#define LOCUS_API_VERSION 500  /* 0.5.0: locus_wtime (simulated time under LOCUS_SIM);
+#define LOCUS_API_VERSION 600  /* 0.6.0: tasks_given_up, bytes_given_up (NAFT's wait bound);
+                                  0.5.0: locus_wtime (simulated time under LOCUS_SIM);
                                   0.4.0: task labels (locus_task_attr_t.label, LOCUS_LABEL_MAX);
                                   0.3.0: events, block/unblock, polling services, task
                                    reductions (locus_reduction_*, locus_task_attr_t.reduction);
@@ -335,6 +336,12 @@ typedef struct locus_stats {
                                       bytes_local reaches it when every task runs where it
                                       was placed; 0 under the oblivious scheduler, which
                                       places nothing (since 0.2.0) */
+    uint64_t tasks_given_up;     /**< tasks that NAFT placed on a node which then ran none of
+                                      its tasks for its wait bound (LOCUS_WAIT_US, locus(7)),
+                                      run by another node (since 0.6.0) */
+    uint64_t bytes_given_up;     /**< their share of bytes_placed: bytes_local reaches
+                                      bytes_placed - bytes_given_up when every other task
+                                      ran where it was placed (since 0.6.0) */
 } locus_stats_t;
 
 /** The same figures for the tasks run by the workers of one node. */
@@ -350,6 +357,8 @@ typedef struct locus_node_stats {
     uint64_t bytes_homed;        /**< bytes the data-location directory places on this node */
     int workers;                 /**< workers bound to this node */
     uint64_t bytes_placed;       /**< as locus_stats_t's, for the tasks run here (since 0.2.0) */
+    uint64_t tasks_given_up;     /**< as locus_stats_t's, for the tasks run here (since 0.6.0) */
+    uint64_t bytes_given_up;     /**< as locus_stats_t's, for the tasks run here (since 0.6.0) */
 } locus_node_stats_t;
 
 /**

@@ -21,6 +21,19 @@ static _Atomic uint64_t rate;
 static _Atomic uint64_t mark_ns, mark_ticks;
 #endif
 
+void lc_clock_pair(uint64_t *ns, uint64_t *ticks)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 8 && best > 2000; i++) {
+        uint64_t a = lc_now_ns(), k = lc_ticks(), b = lc_now_ns();
+        if (b - a < best) {
+            best = b - a;
+            *ns = a + (b - a) / 2;
+            *ticks = k;
+        }
+    }
+}
+
 void lc_grain_clock_mark(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -28,8 +41,10 @@ void lc_grain_clock_mark(void)
         || atomic_load_explicit(&rate, memory_order_relaxed)
         || atomic_load_explicit(&mark_ns, memory_order_relaxed))
         return;
-    atomic_store_explicit(&mark_ticks, lc_ticks(), memory_order_relaxed);
-    atomic_store_explicit(&mark_ns, lc_now_ns(), memory_order_relaxed);
+    uint64_t n, k;
+    lc_clock_pair(&n, &k);
+    atomic_store_explicit(&mark_ticks, k, memory_order_relaxed);
+    atomic_store_explicit(&mark_ns, n, memory_order_relaxed);
 #endif
 }
 
@@ -50,14 +65,11 @@ static uint64_t ticks_per_64k_ns(void)
         return r;
     uint64_t n0 = atomic_load_explicit(&mark_ns, memory_order_relaxed);
     uint64_t t0 = atomic_load_explicit(&mark_ticks, memory_order_relaxed), n1, t1;
-    if (!n0 || !t0 || lc_now_ns() - n0 > 1000000000ull) {   /* no mark, or a stale one */
-        n0 = lc_now_ns();
-        t0 = lc_ticks();
-    }
-    do {
-        n1 = lc_now_ns();
-        t1 = lc_ticks();
-    } while (n1 - n0 < CALIBRATE_NS);
+    if (!n0 || !t0 || lc_now_ns() - n0 > 1000000000ull)   /* no mark, or a stale one */
+        lc_clock_pair(&n0, &t0);
+    do
+        lc_clock_pair(&n1, &t1);
+    while (n1 - n0 < CALIBRATE_NS);
     r = (t1 - t0) * 65536 / (n1 - n0);
     r = r ? r : 1;
     atomic_store_explicit(&rate, r, memory_order_relaxed);

@@ -110,6 +110,11 @@ static inline uint64_t lc_ticks(void)
  * per process; lc_grain_init closes it), so that what init does meanwhile
  * is not spent waiting.  Called first thing in init. */
 void lc_grain_clock_mark(void);
+/* Both clocks at one instant (lc_now_ns, lc_ticks): the tick count read
+ * between two nanosecond reads, the shortest such bracket of a few tries
+ * kept.  A preemption between the reads of a single pair (a vCPU its host
+ * stopped: hundreds of microseconds) would be all of a rate's error. */
+void lc_clock_pair(uint64_t *ns, uint64_t *ticks);
 
 /* grain.c: sets g up for a limit of limit_ns (0 = off) and nworkers
  * workers, measuring the clock's rate against CLOCK_MONOTONIC (about

@@ -72,6 +72,7 @@ struct lc_task_loc {
     uint16_t ngaps;
     uint16_t ndeps;         /* its ranges, for placing it again (0: never placed again) */
     uint8_t first;          /* a first-touch task */
+    uint8_t given_up;       /* taken from a stalled node (lc_locality_given_up) */
     int32_t booked;         /* where its first-touched ranges were booked at spawn */
     uint64_t spread;        /* bytes interleaved over every node in use */
     uint64_t touched;       /* bytes it touches first: on the node it runs on */
@@ -304,6 +305,7 @@ void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t
     loc->ngaps = (uint16_t)gaps.n;
     loc->ndeps = (uint16_t)(keep < UINT16_MAX ? keep : 0);
     loc->first = (uint8_t)pl.first_touch;
+    loc->given_up = 0;
     loc->booked = booked;
     loc->spread = spread;
     loc->touched = gaps.bytes;
@@ -386,6 +388,14 @@ void lc_locality_bytes(const struct lc_task *t, uint64_t *bytes, int nnodes, uin
     *touched = loc->touched;
 }
 
+/* Written by the worker that took t from its queue: t is its own until it
+ * runs, and only its run (lc_locality_run, on that worker) reads the mark. */
+void lc_locality_given_up(struct lc_task *t)
+{
+    if (t->loc)
+        t->loc->given_up = 1;
+}
+
 void lc_locality_run(struct lc_worker *w, struct lc_task *t)
 {
     struct lc_runtime *rt = w->rt;
@@ -413,6 +423,10 @@ void lc_locality_run(struct lc_worker *w, struct lc_task *t)
     }
     if (t->node >= 0)
         lc_stat_add(&w->stats.placed, placed);
+    if (loc->given_up) {
+        lc_stat_add(&w->stats.given_up, 1);
+        lc_stat_add(&w->stats.given_up_bytes, placed);
+    }
     uint64_t spread = loc->spread + (interleave && !after ? loc->touched : 0);
     if (spread)
         count_spread(w, node, spread);

@@ -32,6 +32,8 @@ struct lc_worker_stats {
     _Atomic uint64_t steals[3];         /* tasks taken from others, by distance class */
     _Atomic uint64_t sleeps;
     _Atomic uint64_t placed;            /* dependency bytes on the node each task was placed on */
+    _Atomic uint64_t given_up;          /* tasks run here that a stalled node gave up (NAFT) */
+    _Atomic uint64_t given_up_bytes;    /* their bytes on the node they were placed on */
 };
 
 /* Counters are written by their worker only; atomic (relaxed: a plain load
@@ -415,6 +417,9 @@ void lc_locality_fini(struct lc_runtime *rt);
 void lc_locality_spawn(struct lc_worker *w, struct lc_task *t, const locus_dep_t *deps,
                        size_t ndeps, int hint);
 void lc_locality_run(struct lc_worker *w, struct lc_task *t);
+/* t, placed on a node stalled past its wait bound, was taken by another
+ * node (sched/naft.c): its run counts it in the given-up figures. */
+void lc_locality_given_up(struct lc_task *t);
 /* Where t's dependency bytes are as its placement saw them (t->loc, before
  * lc_locality_run): bytes[n] on node n, the interleaved ones in *spread,
  * those it touches first in *touched (sim.c). */

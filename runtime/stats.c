@@ -51,6 +51,8 @@ static void worker_figures(const struct lc_worker *w, locus_node_stats_t *o)
     o->steals_near += rd(&s->steals[LC_DIST_NEAR]) - rd(&b->steals[LC_DIST_NEAR]);
     o->steals_far += rd(&s->steals[LC_DIST_FAR]) - rd(&b->steals[LC_DIST_FAR]);
     o->bytes_placed += rd(&s->placed) - rd(&b->placed);
+    o->tasks_given_up += rd(&s->given_up) - rd(&b->given_up);
+    o->bytes_given_up += rd(&s->given_up_bytes) - rd(&b->given_up_bytes);
 }
 
 static void node_figures(const struct lc_runtime *rt, int node, locus_node_stats_t *o)
@@ -87,6 +89,8 @@ static void total_figures(const struct lc_runtime *rt, locus_stats_t *o)
     o->steals_near = n.steals_near;
     o->steals_far = n.steals_far;
     o->bytes_placed = n.bytes_placed;
+    o->tasks_given_up = n.tasks_given_up;
+    o->bytes_given_up = n.bytes_given_up;
     o->nodes = rt->topo.nnodes;
     o->workers = rt->nworkers;
     o->seconds = (double)(lc_now_ns() - rt->t0_ns) * 1e-9;
@@ -137,6 +141,9 @@ LOCUS_API int locus_reset_stats(void)
         atomic_store_explicit(&w->stats_base.first_touch, rd(&w->stats.first_touch), memory_order_relaxed);
         atomic_store_explicit(&w->stats_base.sleeps, rd(&w->stats.sleeps), memory_order_relaxed);
         atomic_store_explicit(&w->stats_base.placed, rd(&w->stats.placed), memory_order_relaxed);
+        atomic_store_explicit(&w->stats_base.given_up, rd(&w->stats.given_up), memory_order_relaxed);
+        atomic_store_explicit(&w->stats_base.given_up_bytes, rd(&w->stats.given_up_bytes),
+                              memory_order_relaxed);
         for (int c = 0; c < 3; c++) {
             atomic_store_explicit(&w->stats_base.bytes[c], rd(&w->stats.bytes[c]), memory_order_relaxed);
             atomic_store_explicit(&w->stats_base.steals[c], rd(&w->stats.steals[c]), memory_order_relaxed);

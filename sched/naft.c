@@ -564,8 +564,10 @@ static struct lc_qitem take_from_stalled(struct lc_worker *w, struct naft *s,
         uint64_t stalled = node_stalled_ns(w->rt, vd);
         int held = stalled >= LC_NAFT_HOLD_NS;
         if ((held || (s->bounded && steals_from(nd, v) && stalled >= wait_bound(w->rt, s, vd)))
-            && (it = take_stalled(w, s, v, held, wake)).p)
+            && (it = take_stalled(w, s, v, held, wake)).p) {
+            lc_locality_given_up(it.p);   /* counted where it runs (tasks_given_up) */
             return it;
+        }
     }
     return it;
 }

@@ -579,6 +579,15 @@ static void test_stalled_node_gives_up_its_tasks(void **state)
     locus_stats_t st;
     assert_int_equal(locus_get_stats(&st, sizeof st), 0);
     assert_true(st.steals_near + st.steals_far >= (uint64_t)(8 - at_spawn));
+    /* counted as given up, with the bytes node 0's placement promised */
+    assert_int_equal(st.tasks_given_up, 8 - at_spawn);
+    assert_int_equal(st.bytes_given_up, (uint64_t)(8 - at_spawn) * BLOCK);
+    locus_node_stats_t n8, n0;
+    assert_int_equal(locus_get_node_stats(8, &n8, sizeof n8), 0);
+    assert_int_equal(locus_get_node_stats(0, &n0, sizeof n0), 0);
+    assert_int_equal(n8.tasks_given_up, 8 - at_spawn);
+    assert_int_equal(n8.bytes_given_up, (uint64_t)(8 - at_spawn) * BLOCK);
+    assert_int_equal(n0.tasks_given_up, 0);
     assert_int_equal(locus_taskwait(), 0);
 
     /* first-touch tasks, dealt 8, 0, 8, 0: those of node 0 wait for it */
@@ -608,6 +617,9 @@ static void test_stalled_node_gives_up_its_tasks(void **state)
     assert_int_equal(atomic_load(&done_on[8]), 0);
     assert_int_equal(locus_taskwait(), 0);
     assert_int_equal(atomic_load(&done_on[0]), 8);
+    assert_int_equal(locus_get_stats(&st, sizeof st), 0);
+    assert_int_equal(st.tasks_given_up, 0);
+    assert_int_equal(st.bytes_given_up, 0);
     stop();
 }
 

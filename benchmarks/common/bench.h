@@ -175,7 +175,7 @@ struct bench_result {
  */
 #ifdef BENCH_NO_LOCUS
 typedef struct { int workers, nodes; unsigned long long bytes_local, bytes_near, bytes_far, bytes_placed,
-                 first_touch_tasks, steals_near, steals_far; } bench_stats_t;
+                 bytes_given_up, first_touch_tasks, steals_near, steals_far; } bench_stats_t;
 #define bench_get_stats(st) (-1)
 #define bench_node_bytes(n, b) (-1)
 #else
@@ -261,7 +261,8 @@ static inline void bench_print(const struct bench_result *r)
     }
     printf("RESULT benchmark=%s size=%s params=%s impl=%s regime=%s topology=%s workers=%d nodes=%d "
            "seconds=%.6f metric=%.6g unit=%s verified=%d bytes_local=%llu bytes_near=%llu "
-           "bytes_far=%llu bytes_placed=%llu first_touch=%llu steals_near=%llu steals_far=%llu "
+           "bytes_far=%llu bytes_placed=%llu bytes_given_up=%llu first_touch=%llu steals_near=%llu "
+           "steals_far=%llu "
            "node_bytes=",
            r->benchmark, r->size, r->params, r->impl,
            is_locus ? (regime && *regime ? regime : "naft") : "-",
@@ -269,7 +270,8 @@ static inline void bench_print(const struct bench_result *r)
            is_locus ? st.workers : 0, is_locus ? st.nodes : 0, r->seconds, r->metric,
            r->metric_unit, r->verified, (unsigned long long)st.bytes_local,
            (unsigned long long)st.bytes_near, (unsigned long long)st.bytes_far,
-           (unsigned long long)st.bytes_placed, (unsigned long long)st.first_touch_tasks, (unsigned long long)st.steals_near,
+           (unsigned long long)st.bytes_placed, (unsigned long long)st.bytes_given_up,
+           (unsigned long long)st.first_touch_tasks, (unsigned long long)st.steals_near,
            (unsigned long long)st.steals_far);
     if (is_locus) {
         for (int n = 0; n < st.nodes; n++) {
