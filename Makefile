@@ -316,10 +316,12 @@ omp: $(KMP_SO) $(KMP_ALIASES)
 # ships configure, so neither rule runs there.
 CONFIGURE_OUTPUTS_IN = config.mak.in locus.pc.in locus-static.pc.in locus-gomp.pc.in locus-omp.pc.in locus-mpi.pc.in \
 	cmake/LocusConfig.cmake.in cmake/LocusConfigVersion.cmake.in
+# --force: autom4te's cache is keyed on configure.ac, not on the VERSION it
+# reads, so a new VERSION alone would get the old configure back.
 configure: configure.ac VERSION
 	tools/install-deps build
-	autoconf
-	autoheader
+	autoconf --force
+	autoheader --force
 	@touch $@
 
 config.mak.autogen: configure $(CONFIGURE_OUTPUTS_IN)
