@@ -236,6 +236,13 @@ static void format_human(struct sbuf *b, const struct lc_report_info *info,
               l, pct(t->bytes_local, all), n, pct(t->bytes_near, all), f, pct(t->bytes_far, all));
     sb_printf(b, "  %-17s local %" PRIu64 ", near %" PRIu64 ", far %" PRIu64 "\n", "steals",
               t->steals_local, t->steals_near, t->steals_far);
+    /* what NAFT's placement promised, and what stalled nodes gave up of it
+     * (their wait bound, locus(7)): bytes local reach placed less given up
+     * when every other task ran where it was placed */
+    human_bytes(l, sizeof l, t->bytes_placed);
+    human_bytes(n, sizeof n, t->bytes_given_up);
+    sb_printf(b, "  %-17s %s; given up by stalled nodes: %" PRIu64 " tasks, %s\n", "bytes placed",
+              l, t->tasks_given_up, n);
 
     if (nnodes <= 0)
         return;
@@ -594,6 +601,8 @@ static void format_json(struct sbuf *b, const struct lc_report_info *info,
               t->bytes_local, t->bytes_near, t->bytes_far);
     sb_printf(b, "\"steals\":{\"local\":%" PRIu64 ",\"near\":%" PRIu64 ",\"far\":%" PRIu64 "},",
               t->steals_local, t->steals_near, t->steals_far);
+    sb_printf(b, "\"bytes_placed\":%" PRIu64 ",\"given_up\":{\"tasks\":%" PRIu64
+              ",\"bytes\":%" PRIu64 "},", t->bytes_placed, t->tasks_given_up, t->bytes_given_up);
     if (info->counters != NULL)
         format_counters_json(b, info);
     sb_puts(b, "\"per_node\":[");

@@ -142,6 +142,9 @@ static void sample(locus_stats_t *t, locus_node_stats_t n[2])
     t->steals_local = 5;
     t->steals_near = 7;
     t->steals_far = 9;
+    t->bytes_placed = 4 * MIB;
+    t->tasks_given_up = 3;
+    t->bytes_given_up = 512 * 1024;
     t->nodes = 2;
     t->workers = 3;
     t->seconds = 1.25;
@@ -220,6 +223,7 @@ static void test_human(void **state)
     assert_non_null(strstr(s, "near 1.0 MiB (16.7%)"));
     assert_non_null(strstr(s, "far 2.0 MiB (33.3%)"));
     assert_non_null(strstr(s, "local 5, near 7, far 9"));
+    assert_non_null(strstr(s, "4.0 MiB; given up by stalled nodes: 3 tasks, 512.0 KiB"));
 
     char l0[256], l1[256];
     assert_non_null(node_row(s, 0, l0, sizeof l0));
@@ -273,6 +277,7 @@ static void test_json(void **state)
     assert_non_null(strstr(s, "\"first_touch_tasks\":7,"));
     assert_non_null(strstr(s, "\"bytes\":{\"local\":3145728,\"near\":1048576,\"far\":2097152}"));
     assert_non_null(strstr(s, "\"steals\":{\"local\":5,\"near\":7,\"far\":9}"));
+    assert_non_null(strstr(s, "\"bytes_placed\":4194304,\"given_up\":{\"tasks\":3,\"bytes\":524288},"));
     assert_non_null(strstr(s, "\"node\":1,\"workers\":1,\"tasks_run\":30,"));
     assert_non_null(strstr(s, "\"bytes_homed\":1536}"));
     assert_non_null(strstr(s, "\"topology\":\"sp\\\"ec\\\\x\\n\\u0001\\ufffd,é\""));
