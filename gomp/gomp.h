@@ -112,6 +112,21 @@ struct gomp_teams_thr {
 };
 
 
+/* The data-environment ICVs a task sets for itself (omp_set_num_threads,
+ * omp_set_schedule, omp_set_dynamic) and passes on to the tasks and
+ * regions it creates; 0 in a field: unset, the environment's value
+ * (gomp_icv).  Zero as a whole for a task that set none, so that the
+ * common task path carries nothing (gomp/task.c). */
+struct gomp_denv {
+    int nthreads;                 /* nthreads-var */
+    int run_sched, run_chunk;     /* run-sched-var: as gomp_icv's */
+    int dyn;                      /* dyn-var: 1 false, 2 true */
+};
+static inline int gomp_denv_set(const struct gomp_denv *d)
+{
+    return (d->nthreads | d->run_sched | d->dyn) != 0;
+}
+
 struct gomp_team {
     int nthreads;
     unsigned level;               /* nesting level of the region (1 outermost) */
@@ -128,7 +143,7 @@ struct gomp_team {
     int preset;                   /* members start in loop 0 (combined parallel loop) */
     void *copyprivate;            /* single copyprivate: the winner's values */
     uintptr_t *reductions;        /* GOMP_parallel_reductions' arrays (reduction.c) */
-    int nthreads_var;             /* the ICV of the task that started the region */
+    struct gomp_denv denv;        /* the ICVs of the task that started the region */
     _Atomic int cancelled;        /* cancel parallel (cancel.c) */
     struct {                      /* the barrier cancellation may interrupt (cancel.c) */
         _Alignas(64) _Atomic uint32_t arrived;
@@ -156,7 +171,7 @@ struct gomp_thread {
     unsigned serial_tg_depth, serial_tg_cancelled;
     uint64_t serial_tg_ws;        /* bit d-1: serial group of depth d is a worksharing
                                      construct's (cancel.c) */
-    int nthreads_var;             /* omp_set_num_threads() of this thread, 0 unset */
+    struct gomp_denv denv;        /* the data-environment ICVs of the task running here */
     struct gomp_region *region;   /* innermost GOMP_parallel_start region it started */
     /* The OpenMP task running here, which owns the nestable locks it sets
      * (sync.c): task_id while the Locus task running is still task_cur
@@ -212,6 +227,8 @@ extern struct gomp_icv gomp_icv_initial;
 void gomp_read_env(void);
 /* The thread count a region started here would ask for. */
 int gomp_nthreads_var(void);
+/* run-sched-var as omp_get_schedule gives it, of the task running here */
+void gomp_run_sched(int *kind, int *chunk);
 
 /* loop.c: iterations of for (i = start; i < end (incr > 0) or i > end;
  * i += incr), and of the unsigned form with its direction given */
@@ -315,11 +332,12 @@ void GOMP_taskwait_depend(void **depend);
 int gomp_task_uncopied(void (*fn)(void *), void *data, unsigned flags, void **depend);
 /* Whether a task created now with GOMP_task's flags (which hold neither
  * final, detach nor priority) may take GOMP_task's common path: a deferred
- * task of a team's thread, outside a final task and a nested team. */
+ * task of a team's thread, outside a final task and a nested team, whose
+ * creator set no ICV (else the task is boxed, with them: gomp_denv). */
 static inline int gomp_task_plain(void)
 {
     const struct gomp_thread *thr = &gomp_thr;
-    return thr->team && !thr->team->nested && !thr->in_final;
+    return thr->team && !thr->team->nested && !thr->in_final && !gomp_denv_set(&thr->denv);
 }
 void GOMP_taskgroup_start(void);
 void GOMP_taskgroup_end(void);

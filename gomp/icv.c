@@ -199,7 +199,22 @@ struct gomp_icv *gomp_cur_icv(void)
 int gomp_nthreads_var(void)
 {
     gomp_read_env();
-    return gomp_thr.nthreads_var ? gomp_thr.nthreads_var : gomp_icv.nthreads;
+    return gomp_thr.denv.nthreads ? gomp_thr.denv.nthreads : gomp_icv.nthreads;
+}
+
+/* run-sched-var of the task running here: a target region's own, else
+ * what the task (or one it inherited from) set, else the environment's */
+void gomp_run_sched(int *kind, int *chunk)
+{
+    const struct gomp_denv *d = &gomp_thr.denv;
+    const struct gomp_icv *icv = gomp_cur_icv();
+    if (!gomp_thr.teams.icv && d->run_sched) {
+        *kind = d->run_sched;
+        *chunk = d->run_chunk;
+    } else {
+        *kind = icv->run_sched;
+        *chunk = icv->run_chunk;
+    }
 }
 
 /* --- omp_* routines (OMP_1.0 and later) --- */
@@ -229,7 +244,7 @@ GOMP_EXPORT int omp_get_max_threads(void)
 
 GOMP_EXPORT void omp_set_num_threads(int n)
 {
-    gomp_thr.nthreads_var = n > 0 ? (n > LC_MAX_WORKERS ? LC_MAX_WORKERS : n) : 1;
+    gomp_thr.denv.nthreads = n > 0 ? (n > LC_MAX_WORKERS ? LC_MAX_WORKERS : n) : 1;
 }
 
 GOMP_EXPORT int omp_get_thread_limit(void)
@@ -265,14 +280,23 @@ GOMP_EXPORT double omp_get_wtick(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* dyn-var is the task's (a target region's own inside one), as
+ * run-sched-var and nthreads-var are */
 GOMP_EXPORT void omp_set_dynamic(int v)
 {
-    gomp_cur_icv()->dynamic = v != 0;
+    struct gomp_icv *icv = gomp_cur_icv();
+    if (gomp_thr.teams.icv)
+        icv->dynamic = v != 0;
+    else
+        gomp_thr.denv.dyn = v ? 2 : 1;
 }
 
 GOMP_EXPORT int omp_get_dynamic(void)
 {
-    return gomp_cur_icv()->dynamic;
+    const struct gomp_icv *icv = gomp_cur_icv();
+    if (!gomp_thr.teams.icv && gomp_thr.denv.dyn)
+        return gomp_thr.denv.dyn == 2;
+    return icv->dynamic;
 }
 
 /* As libgomp: nesting on is every supported level, off is one. */
@@ -352,19 +376,24 @@ GOMP_EXPORT void omp_set_schedule(int kind, int chunk)
     int k = kind & ~GOMP_SCHED_MONOTONIC;
     if (k < GS_STATIC || k > GS_AUTO)
         return;
-    struct gomp_icv *icv = gomp_cur_icv();
+    int cur_kind, cur_chunk;
+    gomp_run_sched(&cur_kind, &cur_chunk);   /* auto keeps the chunk */
     if (k == GS_STATIC)
-        icv->run_chunk = chunk > 0 ? chunk : 0;
+        cur_chunk = chunk > 0 ? chunk : 0;
     else if (k != GS_AUTO)
-        icv->run_chunk = chunk > 0 ? chunk : 1;
-    icv->run_sched = kind;
+        cur_chunk = chunk > 0 ? chunk : 1;
+    if (gomp_thr.teams.icv) {   /* a target region's own ICVs */
+        gomp_thr.teams.icv->run_sched = kind;
+        gomp_thr.teams.icv->run_chunk = cur_chunk;
+    } else {                    /* the task's data environment */
+        gomp_thr.denv.run_sched = kind;
+        gomp_thr.denv.run_chunk = cur_chunk;
+    }
 }
 
 GOMP_EXPORT void omp_get_schedule(int *kind, int *chunk)
 {
-    const struct gomp_icv *icv = gomp_cur_icv();
-    *kind = icv->run_sched;
-    *chunk = icv->run_chunk;
+    gomp_run_sched(kind, chunk);
 }
 
 GOMP_EXPORT int omp_in_final(void)

@@ -34,9 +34,10 @@ static int resolve_sched(int sched, ull *chunk)
 {
     sched &= ~(int)MONOTONIC_FLAG;
     if (sched == 0) {                    /* runtime: OMP_SCHEDULE / omp_set_schedule */
-        const struct gomp_icv *icv = gomp_cur_icv();   /* the data environment's */
-        sched = icv->run_sched & ~GOMP_SCHED_MONOTONIC;   /* kept for omp_get_schedule */
-        *chunk = (ull)icv->run_chunk;
+        int kind, c;
+        gomp_run_sched(&kind, &c);          /* the data environment's */
+        sched = kind & ~GOMP_SCHED_MONOTONIC;   /* kept for omp_get_schedule */
+        *chunk = (ull)c;
     }
     if (sched == GS_AUTO)
         sched = GS_STATIC;

@@ -48,7 +48,7 @@ static void member(struct gomp_team *team, int id)
     struct gomp_level lv = { .up = team->up, .id = id, .size = team->nthreads };
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = team->level, .active_level = team->active_level,
-        .nthreads_var = team->nthreads_var, .par_red = team->reductions, .lv = &lv,
+        .denv = team->denv, .par_red = team->reductions, .lv = &lv,
         .def_allocator = team->def_allocator, .teams = team->teams,
     };
     gomp_task_id_set(&lv);   /* the member's implicit task */

@@ -132,7 +132,7 @@ static void thread_ctx_adopt(const void *from)
  * joined or woken, since its threads are gone) and its first region
  * starts a new one, as a fresh process's would (libomp re-initializes in
  * its atfork handler likewise; gcc 12's libgomp hangs in such a child,
- * tests/gomp/omp_fork.c).  The thread keeps its ICVs (nthreads_var,
+ * tests/gomp/omp_fork.c).  The thread keeps its ICVs (denv,
  * def_allocator).
  *
  * A fork from inside a region (OpenMP leaves it unspecified): the child's
@@ -149,7 +149,7 @@ static void gomp_after_fork_child(void)
     lc_forget_after_fork();
     gomp_nest_forget_after_fork();
     gomp_thr = (struct gomp_thread){
-        .nthreads_var = gomp_thr.nthreads_var,
+        .denv = gomp_thr.denv,
         .def_allocator = gomp_thr.def_allocator,
     };
 }
@@ -192,7 +192,7 @@ static void member_enter(struct gomp_team *team, int id, struct gomp_level *lv,
     *lv = (struct gomp_level){ .up = team->up, .id = id, .size = team->nthreads };
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = team->level, .active_level = team->active_level,
-        .nthreads_var = team->nthreads_var, .par_red = team->reductions, .lv = lv,
+        .denv = team->denv, .par_red = team->reductions, .lv = lv,
         .def_allocator = team->def_allocator, .teams = team->teams,
     };
     gomp_task_id_set(task_id);
@@ -229,15 +229,16 @@ struct gomp_region {
     struct gomp_event *parked;    /* detach.c: the enclosing region's parked events */
 };
 
-/* The nthreads ICV of the members of a region started from outside: the
- * OMP_NUM_THREADS list's value for the next level when it has one, else
- * the starting task's (inherited). */
-static int level_nthreads_var(const struct gomp_thread *outside)
+/* The data-environment ICVs of the members of a region started from
+ * outside: the starting task's (inherited), but for nthreads-var, the
+ * OMP_NUM_THREADS list's value for the next level when it has one. */
+static struct gomp_denv level_denv(const struct gomp_thread *outside)
 {
+    struct gomp_denv d = outside->denv;
     unsigned next = outside->level + 1;   /* the list's index of the level below */
     if (next < (unsigned)gomp_icv.nthreads_list_len)
-        return gomp_icv.nthreads_list[next];
-    return outside->nthreads_var;
+        d.nthreads = gomp_icv.nthreads_list[next];
+    return d;
 }
 
 static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct gomp_ws *preset,
@@ -251,7 +252,7 @@ static struct gomp_team *team_new(void (*fn)(void *), void *data, const struct g
     team->level = outside->level + 1;
     team->active_level = outside->active_level + 1;
     team->up = outside->lv;
-    team->nthreads_var = level_nthreads_var(outside);
+    team->denv = level_denv(outside);
     team->def_allocator = outside->def_allocator;   /* the members inherit these */
     team->teams = outside->teams;
     lc_barrier_init(&team->barrier, (uint32_t)team->nthreads);
@@ -422,7 +423,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     r->lv = (struct gomp_level){ .up = r->saved.lv, .id = 0, .size = 1 };
     gomp_thr = (struct gomp_thread){
         .team = NULL, .id = 0, .level = r->saved.level + 1,
-        .active_level = r->saved.active_level, .nthreads_var = level_nthreads_var(&r->saved),
+        .active_level = r->saved.active_level, .denv = level_denv(&r->saved),
         .serial_ws = &r->local, .lv = &r->lv, .def_allocator = r->saved.def_allocator,
         .teams = r->saved.teams,
     };

@@ -101,7 +101,7 @@ struct boxed {
     void *data;
     void *block;
     int final;
-    int nthreads_var;   /* the creating task's ICV, which the task inherits */
+    struct gomp_denv denv;   /* the creating task's ICVs, which the task inherits */
     struct gomp_event *ev;   /* detach clause (detach.c), or NULL */
 };
 
@@ -126,14 +126,15 @@ static void *box_data(void (*cpyfn)(void *, void *), void *data, long size, long
 static void run_boxed(void *arg)
 {
     struct boxed *b = arg;
-    int saved = gomp_thr.in_final, saved_nt = gomp_thr.nthreads_var;
+    int saved = gomp_thr.in_final;
+    struct gomp_denv saved_env = gomp_thr.denv;
     gomp_thr.in_final = b->final;
-    gomp_thr.nthreads_var = b->nthreads_var;
+    gomp_thr.denv = b->denv;
     if (b->ev)
         gomp_event_attach(b->ev);
     b->fn(b->data);
     gomp_thr.in_final = saved;
-    gomp_thr.nthreads_var = saved_nt;
+    gomp_thr.denv = saved_env;
     free(b->block);
 }
 
@@ -143,10 +144,11 @@ static void run_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
 {
     /* a task of its own: its ICV changes stay in it, its nestable locks
      * are its own */
-    int saved = gomp_thr.in_final, saved_nt = gomp_thr.nthreads_var;
+    int saved = gomp_thr.in_final;
+    struct gomp_denv saved_env = gomp_thr.denv;
     const void *saved_id = gomp_thr.task_id;
     struct lc_task *saved_cur = gomp_thr.task_cur;
-    gomp_task_id_set(&saved_nt);   /* an address unique while it runs */
+    gomp_task_id_set(&saved_env);   /* an address unique while it runs */
     gomp_thr.in_final = saved || final;
     if (cpyfn) {
         /* gcc gives the copy constructor a block of size bytes at align */
@@ -158,7 +160,7 @@ static void run_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
         fn(data);   /* data is already the task's private block */
     }
     gomp_thr.in_final = saved;
-    gomp_thr.nthreads_var = saved_nt;
+    gomp_thr.denv = saved_env;
     gomp_thr.task_id = saved_id;
     gomp_thr.task_cur = saved_cur;
 }
@@ -175,7 +177,7 @@ struct undeferred {
     void (*fn)(void *);
     void *data;
     int final;
-    int nthreads_var;   /* the creating task's ICV */
+    struct gomp_denv denv;   /* the creating task's ICVs */
     _Atomic uint32_t done;
 };
 
@@ -183,12 +185,13 @@ static void run_undeferred(void *arg)
 {
     struct undeferred *u = arg;
     if (u->fn) {
-        int saved = gomp_thr.in_final, saved_nt = gomp_thr.nthreads_var;
+        int saved = gomp_thr.in_final;
+        struct gomp_denv saved_env = gomp_thr.denv;
         gomp_thr.in_final = u->final;
-        gomp_thr.nthreads_var = u->nthreads_var;
+        gomp_thr.denv = u->denv;
         u->fn(u->data);
         gomp_thr.in_final = saved;
-        gomp_thr.nthreads_var = saved_nt;
+        gomp_thr.denv = saved_env;
     }
     struct lc_runtime *rt = lc_rt;
     atomic_fetch_add_explicit(&u->done, 1, memory_order_seq_cst);
@@ -203,7 +206,7 @@ static void wait_all_children(struct lc_worker *w)
 static void spawn_undeferred(struct lc_worker *w, void (*fn)(void *), void *data, int final,
                              const locus_dep_t *deps, size_t ndeps)
 {
-    struct undeferred u = { fn, data, final, gomp_thr.nthreads_var, 0 };
+    struct undeferred u = { fn, data, final, gomp_thr.denv, 0 };
     if (spawn_prio(run_undeferred, &u, 0, deps, ndeps, 0, fn) != 0) {
         /* out of memory: every earlier sibling complete is a safe order */
         wait_all_children(w);
@@ -217,12 +220,13 @@ static void spawn_undeferred(struct lc_worker *w, void (*fn)(void *), void *data
 static void run_here(void *arg)
 {
     const struct undeferred *u = arg;
-    int saved = gomp_thr.in_final, saved_nt = gomp_thr.nthreads_var;
+    int saved = gomp_thr.in_final;
+    struct gomp_denv saved_env = gomp_thr.denv;
     gomp_thr.in_final = u->final;
-    gomp_thr.nthreads_var = u->nthreads_var;
+    gomp_thr.denv = u->denv;
     u->fn(u->data);
     gomp_thr.in_final = saved;
-    gomp_thr.nthreads_var = saved_nt;
+    gomp_thr.denv = saved_env;
 }
 
 /*
@@ -241,7 +245,7 @@ static void run_undeferred_here(struct lc_worker *w, void (*fn)(void *), void *d
 {
     if (ndeps)
         spawn_undeferred(w, NULL, NULL, 0, deps, ndeps);
-    struct undeferred u = { fn, data, final, gomp_thr.nthreads_var, 0 };
+    struct undeferred u = { fn, data, final, gomp_thr.denv, 0 };
     if (lc_spawn_here(run_here, &u, fn) != 0)
         run_here(&u);   /* out of memory for a descriptor: included, in order all the same */
 }
@@ -353,15 +357,18 @@ task_deferred(struct lc_worker *w, void (*fn)(void *), void *data,
         }
         if (ev)
             gomp_event_wait(ev);
-    } else if (!ev && !cpyfn && !final && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64))) {
+    } else if (!ev && !cpyfn && !final && !gomp_denv_set(&gomp_thr.denv)
+               && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64))) {
         /* the common case: the runtime copies the block (inline up to
-         * LC_INLINE_ARG bytes, 64-byte aligned; else 16-byte aligned) */
+         * LC_INLINE_ARG bytes, 64-byte aligned; else 16-byte aligned).
+         * A creator that set an ICV (omp_set_num_threads, _schedule,
+         * _dynamic) boxes its tasks instead, which carry the ICVs */
         if (spawn_prio(fn, data, (size_t)arg_size, deps, ndeps, prio, fn) != 0) {
             wait_all_children(w);
             run_included(fn, data, NULL, arg_size, arg_align, 0);
         }
     } else {
-        struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var, ev };
+        struct boxed b = { fn, NULL, NULL, final, gomp_thr.denv, ev };
         if (!(b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))
             || spawn_prio(run_boxed, &b, sizeof b, deps, ndeps, prio, fn) != 0) {
             free(b.block);
@@ -388,10 +395,9 @@ GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *,
                            long arg_size, long arg_align, bool if_clause, unsigned flags,
                            void **depend, int priority, void *detach)
 {
-    const struct gomp_thread *thr = &gomp_thr;
     if (__builtin_expect(gomp_icv.cancellation, 0) && gomp_task_creation_cancelled())
         return;   /* in a cancelled region or taskgroup no task is created (cancel.c) */
-    if (__builtin_expect(thr->team && !thr->team->nested && !thr->in_final && if_clause
+    if (__builtin_expect(gomp_task_plain() && if_clause
                          && !(flags & (TF_FINAL | TF_DETACH | TF_PRIORITY))
                          && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64)), 1)) {
         size_t n = (flags & TF_DEPEND) && depend ? depend_count(depend) : 0;
@@ -541,7 +547,7 @@ static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 {
     int final = (flags & TF_FINAL) != 0;
     if (cpyfn) {
-        struct boxed b = { fn, NULL, NULL, final, gomp_thr.nthreads_var, NULL };
+        struct boxed b = { fn, NULL, NULL, final, gomp_thr.denv, NULL };
         if ((b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))) {
             set_bounds(b.data, is_ull, lo, hi);
             if (!(gomp_task_worker() && !gomp_thr.in_final && (flags & TF_IF))

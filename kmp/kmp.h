@@ -143,7 +143,8 @@ _Static_assert(sizeof(struct lc_kmp_task) == 64, "the kmp task header is one lin
  * __kmpc_omp_task_begin_if0 and restored at its completion: at the end of
  * the block, which a queued task never touches. */
 struct lc_kmp_if0 {
-    int saved_final, saved_nt;
+    int saved_final;
+    struct gomp_denv saved_env;
     const void *saved_id;
     struct lc_task *saved_cur;
     struct lc_kmp_task *saved_running;

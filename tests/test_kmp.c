@@ -126,6 +126,14 @@ static void test_tasks(void **state)
     same_as_libomp("kmp_tasks");
 }
 
+/* the data-environment ICVs each task's own (tests/gomp/icv_per_task.h) */
+static void test_icv_per_task(void **state)
+{
+    if (!have_programs(state))
+        skip();
+    same_as_libomp("kmp_icv");
+}
+
 /* the tasking entry points clang 14 does not emit, called by hand
  * (tests/kmp/kmp_task_abi.c) */
 static void test_task_abi(void **state)
@@ -474,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_abi_is_libomps),
         cmocka_unit_test(test_worksharing),
         cmocka_unit_test(test_tasks),
+        cmocka_unit_test(test_icv_per_task),
         cmocka_unit_test(test_task_abi),
         cmocka_unit_test(test_proxy),
         cmocka_unit_test(test_atomic),

@@ -4,10 +4,15 @@
  * libgomp's): taskloop num_tasks(strict:) running every iteration, ICVs
  * set in an undeferred task staying in it, the num_threads clause and
  * omp_set_num_threads() winning over LOCUS_THREADS, nestable locks owned
- * by tasks, and cancel constructs as no-ops when OMP_CANCELLATION is off.
+ * by tasks, cancel constructs as no-ops when OMP_CANCELLATION is off, and
+ * the data-environment ICVs (run-sched-var, dyn-var, nthreads-var) each
+ * task's own: set by one thread, unseen by its teammates and by the task
+ * around the region, inherited by the deferred tasks it creates.
  */
 #include <omp.h>
 #include <stdio.h>
+
+#include "icv_per_task.h"
 
 static void taskloop_strict(void)
 {
@@ -96,5 +101,6 @@ int main(void)
     thread_counts();
     nest_lock_owners();
     cancel_off();
+    icv_per_task();
     return 0;
 }

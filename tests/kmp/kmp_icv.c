@@ -1,0 +1,12 @@
+/*
+ * kmp_icv.c - the data-environment ICVs of a clang program each task's
+ * own (tests/gomp/icv_per_task.h): test_kmp compares its lines with
+ * libomp's.
+ */
+#include "../gomp/icv_per_task.h"
+
+int main(void)
+{
+    icv_per_task();
+    return 0;
+}
