@@ -115,33 +115,34 @@ static int graph(const char *name)
 static char dir[] = "/tmp/locus-test-sim-XXXXXX";
 static char model[PATH_MAX], machine[PATH_MAX], stalled[PATH_MAX], self[PATH_MAX];
 
+/* Writes text to the file name in dir, its path into path.  0 or -1. */
+static int put_file(char *path, size_t size, const char *name, const char *text)
+{
+    snprintf(path, size, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* A machine whose every cost but the bodies' is 0 or unbounded */
+#define EXACT_KEYS "local_bw = 10\nnear_bw = 10\nfar_bw = 10\nmem_bw = 10\ncore_bw = 100\n" \
+                   "local_lat = 0\nnear_lat = 0\nfar_lat = 0\nspawn_ns = 0\ntask_ns = 0\n" \
+                   "wake_ns = 0\npoll_ns = 0\n"
+
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(dir))
+    if (!mkdtemp(dir)
+        || put_file(model, sizeof model, "tasks.model",
+                    "# name bytes compute_ns\nunit 0 1000000\nzero 0 0\n") != 0
+        || put_file(machine, sizeof machine, "exact.machine", "name = exact\n" EXACT_KEYS) != 0
+        /* the same, node 1's workers stalled for the first 50 ms */
+        || put_file(stalled, sizeof stalled, "stalled.machine",
+                    "name = exact, node 1 stalled\n" EXACT_KEYS
+                    "stall_node = 1\nstall_at_ms = 0\nstall_ms = 50\n") != 0)
         return -1;
-    snprintf(model, sizeof model, "%s/tasks.model", dir);
-    snprintf(machine, sizeof machine, "%s/exact.machine", dir);
-    FILE *f = fopen(model, "w");
-    if (!f)
-        return -1;
-    fprintf(f, "# name bytes compute_ns\nunit 0 1000000\nzero 0 0\n");
-    fclose(f);
-    if (!(f = fopen(machine, "w")))
-        return -1;
-    fprintf(f, "name = exact\nlocal_bw = 10\nnear_bw = 10\nfar_bw = 10\nmem_bw = 10\n"
-            "core_bw = 100\nlocal_lat = 0\nnear_lat = 0\nfar_lat = 0\nspawn_ns = 0\n"
-            "task_ns = 0\nwake_ns = 0\npoll_ns = 0\n");
-    fclose(f);
-    /* the same, node 1's workers stalled for the first 50 ms */
-    snprintf(stalled, sizeof stalled, "%s/stalled.machine", dir);
-    if (!(f = fopen(stalled, "w")))
-        return -1;
-    fprintf(f, "name = exact, node 1 stalled\nlocal_bw = 10\nnear_bw = 10\nfar_bw = 10\n"
-            "mem_bw = 10\ncore_bw = 100\nlocal_lat = 0\nnear_lat = 0\nfar_lat = 0\n"
-            "spawn_ns = 0\ntask_ns = 0\nwake_ns = 0\npoll_ns = 0\nstall_node = 1\n"
-            "stall_at_ms = 0\nstall_ms = 50\n");
-    fclose(f);
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
         return -1;
@@ -410,11 +411,7 @@ static void test_bad_model_file(void **state)
     if (!have_simulator())
         skip();
     char bad[PATH_MAX + 32];
-    snprintf(bad, sizeof bad, "%s/bad.model", dir);
-    FILE *f = fopen(bad, "w");
-    assert_non_null(f);
-    fprintf(f, "unit one 1000\n");
-    fclose(f);
+    assert_int_equal(put_file(bad, sizeof bad, "bad.model", "unit one 1000\n"), 0);
     expect_init_refused(ONE_NODE, bad, NULL, "bad", "line 1: expected 'name bytes compute_ns");
 }
 
@@ -426,11 +423,9 @@ static void test_bad_stall_node(void **state)
     if (!have_simulator())
         skip();
     char bad[PATH_MAX + 32];
-    snprintf(bad, sizeof bad, "%s/badstall.machine", dir);
-    FILE *f = fopen(bad, "w");
-    assert_non_null(f);
-    fprintf(f, "stall_node = 2\nstall_ms = 10\n");   /* TWO_NODES has nodes 0 and 1 */
-    fclose(f);
+    /* TWO_NODES has nodes 0 and 1 */
+    assert_int_equal(put_file(bad, sizeof bad, "badstall.machine",
+                              "stall_node = 2\nstall_ms = 10\n"), 0);
     expect_init_refused(TWO_NODES, model, bad, "badstall",
                         "stall_node = 2: expected a node of the topology, 0 to 1");
 }
