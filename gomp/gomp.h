@@ -114,15 +114,13 @@ struct gomp_teams_thr {
 
 /* The data-environment ICVs a task sets for itself (omp_set_num_threads,
  * omp_set_schedule, omp_set_dynamic) and passes on to the tasks and
- * regions it creates; 0 in a field: unset, the environment's value
- * (gomp_icv).  Zero as a whole for a task that set none, so that the
- * common task path carries nothing (gomp/task.c). */
-struct gomp_denv {
-    int nthreads;                 /* nthreads-var */
-    int run_sched, run_chunk;     /* run-sched-var: as gomp_icv's */
-    int dyn;                      /* dyn-var: 1 false, 2 true */
-};
-static inline int gomp_denv_set(const struct gomp_denv *d)
+ * regions it creates: struct lc_icvs, those of the task running on a
+ * thread in lc_task_icvs, which the core makes each task body's own
+ * (runtime/runtime.h).  0 in a field: unset, the environment's value
+ * (gomp_icv); run_sched and run_chunk as gomp_icv's, dyn 1 false, 2 true.
+ * Zero as a whole for a task that set none, so that the common task path
+ * carries nothing (gomp/task.c). */
+static inline int gomp_denv_set(const struct lc_icvs *d)
 {
     return (d->nthreads | d->run_sched | d->dyn) != 0;
 }
@@ -143,7 +141,7 @@ struct gomp_team {
     int preset;                   /* members start in loop 0 (combined parallel loop) */
     void *copyprivate;            /* single copyprivate: the winner's values */
     uintptr_t *reductions;        /* GOMP_parallel_reductions' arrays (reduction.c) */
-    struct gomp_denv denv;        /* the ICVs of the task that started the region */
+    struct lc_icvs denv;        /* the ICVs of the task that started the region */
     _Atomic int cancelled;        /* cancel parallel (cancel.c) */
     struct {                      /* the barrier cancellation may interrupt (cancel.c) */
         _Alignas(64) _Atomic uint32_t arrived;
@@ -171,7 +169,6 @@ struct gomp_thread {
     unsigned serial_tg_depth, serial_tg_cancelled;
     uint64_t serial_tg_ws;        /* bit d-1: serial group of depth d is a worksharing
                                      construct's (cancel.c) */
-    struct gomp_denv denv;        /* the data-environment ICVs of the task running here */
     struct gomp_region *region;   /* innermost GOMP_parallel_start region it started */
     /* The OpenMP task running here, which owns the nestable locks it sets
      * (sync.c): task_id while the Locus task running is still task_cur
@@ -333,11 +330,11 @@ int gomp_task_uncopied(void (*fn)(void *), void *data, unsigned flags, void **de
 /* Whether a task created now with GOMP_task's flags (which hold neither
  * final, detach nor priority) may take GOMP_task's common path: a deferred
  * task of a team's thread, outside a final task and a nested team, whose
- * creator set no ICV (else the task is boxed, with them: gomp_denv). */
+ * creator set no ICV (else the task is boxed, with them: lc_task_icvs). */
 static inline int gomp_task_plain(void)
 {
     const struct gomp_thread *thr = &gomp_thr;
-    return thr->team && !thr->team->nested && !thr->in_final && !gomp_denv_set(&thr->denv);
+    return thr->team && !thr->team->nested && !thr->in_final && !gomp_denv_set(&lc_task_icvs);
 }
 void GOMP_taskgroup_start(void);
 void GOMP_taskgroup_end(void);

@@ -199,14 +199,14 @@ struct gomp_icv *gomp_cur_icv(void)
 int gomp_nthreads_var(void)
 {
     gomp_read_env();
-    return gomp_thr.denv.nthreads ? gomp_thr.denv.nthreads : gomp_icv.nthreads;
+    return lc_task_icvs.nthreads ? lc_task_icvs.nthreads : gomp_icv.nthreads;
 }
 
 /* run-sched-var of the task running here: a target region's own, else
  * what the task (or one it inherited from) set, else the environment's */
 void gomp_run_sched(int *kind, int *chunk)
 {
-    const struct gomp_denv *d = &gomp_thr.denv;
+    const struct lc_icvs *d = &lc_task_icvs;
     const struct gomp_icv *icv = gomp_cur_icv();
     if (!gomp_thr.teams.icv && d->run_sched) {
         *kind = d->run_sched;
@@ -236,7 +236,12 @@ GOMP_EXPORT int omp_get_max_threads(void)
     int n = gomp_nthreads_var();
     if (n > 0)
         return n;
-    /* the runtime's own default (LOCUS_THREADS, else the CPUs): ask it */
+    /* the runtime's own default (LOCUS_THREADS, else the CPUs): the pool's
+     * size once it runs (only its initial thread may start it: a worker
+     * asking must not read its refusal as one thread), else ask it */
+    struct lc_runtime *rt = lc_rt;
+    if (rt && rt->team_mode)
+        return rt->nworkers;
     if (gomp_ensure_runtime(0) == 0 && lc_rt)
         return lc_rt->nworkers;
     return 1;
@@ -244,7 +249,7 @@ GOMP_EXPORT int omp_get_max_threads(void)
 
 GOMP_EXPORT void omp_set_num_threads(int n)
 {
-    gomp_thr.denv.nthreads = n > 0 ? (n > LC_MAX_WORKERS ? LC_MAX_WORKERS : n) : 1;
+    lc_task_icvs.nthreads = n > 0 ? (n > LC_MAX_WORKERS ? LC_MAX_WORKERS : n) : 1;
 }
 
 GOMP_EXPORT int omp_get_thread_limit(void)
@@ -288,14 +293,14 @@ GOMP_EXPORT void omp_set_dynamic(int v)
     if (gomp_thr.teams.icv)
         icv->dynamic = v != 0;
     else
-        gomp_thr.denv.dyn = v ? 2 : 1;
+        lc_task_icvs.dyn = v ? 2 : 1;
 }
 
 GOMP_EXPORT int omp_get_dynamic(void)
 {
     const struct gomp_icv *icv = gomp_cur_icv();
-    if (!gomp_thr.teams.icv && gomp_thr.denv.dyn)
-        return gomp_thr.denv.dyn == 2;
+    if (!gomp_thr.teams.icv && lc_task_icvs.dyn)
+        return lc_task_icvs.dyn == 2;
     return icv->dynamic;
 }
 
@@ -386,8 +391,8 @@ GOMP_EXPORT void omp_set_schedule(int kind, int chunk)
         gomp_thr.teams.icv->run_sched = kind;
         gomp_thr.teams.icv->run_chunk = cur_chunk;
     } else {                    /* the task's data environment */
-        gomp_thr.denv.run_sched = kind;
-        gomp_thr.denv.run_chunk = cur_chunk;
+        lc_task_icvs.run_sched = kind;
+        lc_task_icvs.run_chunk = cur_chunk;
     }
 }
 

@@ -48,9 +48,10 @@ static void member(struct gomp_team *team, int id)
     struct gomp_level lv = { .up = team->up, .id = id, .size = team->nthreads };
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = team->level, .active_level = team->active_level,
-        .denv = team->denv, .par_red = team->reductions, .lv = &lv,
+        .par_red = team->reductions, .lv = &lv,
         .def_allocator = team->def_allocator, .teams = team->teams,
     };
+    lc_task_icvs = team->denv;
     gomp_task_id_set(&lv);   /* the member's implicit task */
     if (team->preset) {
         gomp_thr.ws = &team->ws[0];
@@ -60,6 +61,7 @@ static void member(struct gomp_team *team, int id)
     team->fn(team->data);
     gomp_team_barrier(team);
     gomp_thr = (struct gomp_thread){ 0 };
+    lc_task_icvs = (struct lc_icvs){ 0 };
 }
 
 static void *nest_main(void *arg)

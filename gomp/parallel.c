@@ -113,15 +113,25 @@ static void autostart(void)
 
 /* A thread that serves a worker in place of one whose task blocked
  * (runtime/thread.h) is that thread for the tasks it runs there: its team,
- * its number, its levels */
+ * its number, its levels, its task's ICVs.  The giver's own, which stay
+ * put while it is away. */
+struct thread_ctx {
+    const struct gomp_thread *thr;
+    const struct lc_icvs *icvs;
+};
+
 static void *thread_ctx_get(void)
 {
-    return &gomp_thr;
+    static __thread struct thread_ctx me;
+    me = (struct thread_ctx){ &gomp_thr, &lc_task_icvs };
+    return &me;
 }
 
 static void thread_ctx_adopt(const void *from)
 {
-    gomp_thr = *(const struct gomp_thread *)from;
+    const struct thread_ctx *c = from;
+    gomp_thr = *c->thr;
+    lc_task_icvs = *c->icvs;
 }
 
 /*
@@ -132,7 +142,7 @@ static void thread_ctx_adopt(const void *from)
  * joined or woken, since its threads are gone) and its first region
  * starts a new one, as a fresh process's would (libomp re-initializes in
  * its atfork handler likewise; gcc 12's libgomp hangs in such a child,
- * tests/gomp/omp_fork.c).  The thread keeps its ICVs (denv,
+ * tests/gomp/omp_fork.c).  The thread keeps its ICVs (lc_task_icvs,
  * def_allocator).
  *
  * A fork from inside a region (OpenMP leaves it unspecified): the child's
@@ -149,7 +159,6 @@ static void gomp_after_fork_child(void)
     lc_forget_after_fork();
     gomp_nest_forget_after_fork();
     gomp_thr = (struct gomp_thread){
-        .denv = gomp_thr.denv,
         .def_allocator = gomp_thr.def_allocator,
     };
 }
@@ -192,9 +201,10 @@ static void member_enter(struct gomp_team *team, int id, struct gomp_level *lv,
     *lv = (struct gomp_level){ .up = team->up, .id = id, .size = team->nthreads };
     gomp_thr = (struct gomp_thread){
         .team = team, .id = id, .level = team->level, .active_level = team->active_level,
-        .denv = team->denv, .par_red = team->reductions, .lv = lv,
+        .par_red = team->reductions, .lv = lv,
         .def_allocator = team->def_allocator, .teams = team->teams,
     };
+    lc_task_icvs = team->denv;
     gomp_task_id_set(task_id);
     if (team->preset) {                   /* a combined parallel loop */
         gomp_thr.ws = &team->ws[0];
@@ -210,16 +220,19 @@ static void member_main(void *arg)
 {
     struct gomp_team *team = arg;
     struct gomp_thread saved = gomp_thr;
+    struct lc_icvs saved_icvs = lc_task_icvs;
     struct gomp_level lv;
     member_enter(team, lc_self->id, &lv, &saved);
     team->fn(team->data);
     lc_barrier_wait(lc_self, &team->barrier);
     gomp_thr = saved;
+    lc_task_icvs = saved_icvs;
 }
 
 /* A parallel region seen from the thread that starts it. */
 struct gomp_region {
     struct gomp_thread saved;     /* the thread's state outside */
+    struct lc_icvs saved_icvs;    /* and its task's ICVs */
     struct gomp_team *team;       /* NULL: the region has one thread */
     struct lc_task *saved_task;
     int extra;                    /* nested team: extra threads reserved */
@@ -231,10 +244,11 @@ struct gomp_region {
 
 /* The data-environment ICVs of the members of a region started from
  * outside: the starting task's (inherited), but for nthreads-var, the
- * OMP_NUM_THREADS list's value for the next level when it has one. */
-static struct gomp_denv level_denv(const struct gomp_thread *outside)
+ * OMP_NUM_THREADS list's value for the next level when it has one.  Called
+ * while the starting task's ICVs are still the thread's. */
+static struct lc_icvs level_denv(const struct gomp_thread *outside)
 {
-    struct gomp_denv d = outside->denv;
+    struct lc_icvs d = lc_task_icvs;
     unsigned next = outside->level + 1;   /* the list's index of the level below */
     if (next < (unsigned)gomp_icv.nthreads_list_len)
         d.nthreads = gomp_icv.nthreads_list[next];
@@ -367,6 +381,7 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     if (n > gomp_thread_limit())
         n = gomp_thread_limit();
     r->saved = *thr;
+    r->saved_icvs = lc_task_icvs;
     /* the events parked so far are the enclosing tasks': this region waits
      * for its own only (detach.c) */
     r->parked = gomp_detach_region_begin();
@@ -423,10 +438,11 @@ static void region_begin(struct gomp_region *r, void (*fn)(void *), void *data,
     r->lv = (struct gomp_level){ .up = r->saved.lv, .id = 0, .size = 1 };
     gomp_thr = (struct gomp_thread){
         .team = NULL, .id = 0, .level = r->saved.level + 1,
-        .active_level = r->saved.active_level, .denv = level_denv(&r->saved),
+        .active_level = r->saved.active_level,
         .serial_ws = &r->local, .lv = &r->lv, .def_allocator = r->saved.def_allocator,
         .teams = r->saved.teams,
     };
+    lc_task_icvs = level_denv(&r->saved);
     if (red) {
         if (!registered)
             gomp_parallel_reductions_register(red, 1);
@@ -446,6 +462,7 @@ static void region_end(struct gomp_region *r)
     if (r->team && r->team->nested) {
         gomp_team_barrier(r->team);   /* member 0's parked events too */
         gomp_thr = r->saved;
+        lc_task_icvs = r->saved_icvs;
         gomp_nest_join(r->team);
         gomp_nest_unreserve(r->extra);
         cg_give(&r->saved, r->cg);
@@ -454,6 +471,7 @@ static void region_end(struct gomp_region *r)
     } else if (r->team) {
         lc_barrier_wait(lc_self, &r->team->barrier);
         gomp_thr = r->saved;
+        lc_task_icvs = r->saved_icvs;
         lc_team_join(r->saved_task);
         cg_give(&r->saved, r->cg);
         team_free(r->team);
@@ -463,6 +481,7 @@ static void region_end(struct gomp_region *r)
         gomp_detach_region_end(r->parked);
         gomp_ws_release(&r->local);   /* loop.c: what the last loop owned */
         gomp_thr = r->saved;
+        lc_task_icvs = r->saved_icvs;
     }
 }
 

@@ -147,16 +147,19 @@ static int args_thread_limit(void **args)
 static void run_region(void (*fn)(void *), void **hostaddrs, int thread_limit)
 {
     struct gomp_thread saved = gomp_thr;
+    struct lc_icvs saved_icvs = lc_task_icvs;
     int saved_dev = default_device, saved_dev_set = default_device_set;
     gomp_read_env();
     struct gomp_icv icv = gomp_icv_initial;   /* the initial task's ICVs */
     _Atomic int cg = 0;                       /* a new contention group */
     gomp_thr = (struct gomp_thread){ .teams.thread_limit = thread_limit, .teams.icv = &icv,
                                      .teams.cg_extra = &cg };
+    lc_task_icvs = (struct lc_icvs){ 0 };
     default_device_set = 0;
     gomp_task_id_set(&saved);   /* an address unique while the region runs */
     fn(hostaddrs);
     gomp_thr = saved;
+    lc_task_icvs = saved_icvs;
     default_device = saved_dev;
     default_device_set = saved_dev_set;
 }

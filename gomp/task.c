@@ -101,7 +101,7 @@ struct boxed {
     void *data;
     void *block;
     int final;
-    struct gomp_denv denv;   /* the creating task's ICVs, which the task inherits */
+    struct lc_icvs denv;   /* the creating task's ICVs, which the task inherits */
     struct gomp_event *ev;   /* detach clause (detach.c), or NULL */
 };
 
@@ -127,14 +127,14 @@ static void run_boxed(void *arg)
 {
     struct boxed *b = arg;
     int saved = gomp_thr.in_final;
-    struct gomp_denv saved_env = gomp_thr.denv;
+    struct lc_icvs saved_env = lc_task_icvs;
     gomp_thr.in_final = b->final;
-    gomp_thr.denv = b->denv;
+    lc_task_icvs = b->denv;
     if (b->ev)
         gomp_event_attach(b->ev);
     b->fn(b->data);
     gomp_thr.in_final = saved;
-    gomp_thr.denv = saved_env;
+    lc_task_icvs = saved_env;
     free(b->block);
 }
 
@@ -145,7 +145,7 @@ static void run_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
     /* a task of its own: its ICV changes stay in it, its nestable locks
      * are its own */
     int saved = gomp_thr.in_final;
-    struct gomp_denv saved_env = gomp_thr.denv;
+    struct lc_icvs saved_env = lc_task_icvs;
     const void *saved_id = gomp_thr.task_id;
     struct lc_task *saved_cur = gomp_thr.task_cur;
     gomp_task_id_set(&saved_env);   /* an address unique while it runs */
@@ -160,7 +160,7 @@ static void run_included(void (*fn)(void *), void *data, void (*cpyfn)(void *, v
         fn(data);   /* data is already the task's private block */
     }
     gomp_thr.in_final = saved;
-    gomp_thr.denv = saved_env;
+    lc_task_icvs = saved_env;
     gomp_thr.task_id = saved_id;
     gomp_thr.task_cur = saved_cur;
 }
@@ -177,7 +177,7 @@ struct undeferred {
     void (*fn)(void *);
     void *data;
     int final;
-    struct gomp_denv denv;   /* the creating task's ICVs */
+    struct lc_icvs denv;   /* the creating task's ICVs */
     _Atomic uint32_t done;
 };
 
@@ -186,12 +186,12 @@ static void run_undeferred(void *arg)
     struct undeferred *u = arg;
     if (u->fn) {
         int saved = gomp_thr.in_final;
-        struct gomp_denv saved_env = gomp_thr.denv;
+        struct lc_icvs saved_env = lc_task_icvs;
         gomp_thr.in_final = u->final;
-        gomp_thr.denv = u->denv;
+        lc_task_icvs = u->denv;
         u->fn(u->data);
         gomp_thr.in_final = saved;
-        gomp_thr.denv = saved_env;
+        lc_task_icvs = saved_env;
     }
     struct lc_runtime *rt = lc_rt;
     atomic_fetch_add_explicit(&u->done, 1, memory_order_seq_cst);
@@ -206,7 +206,7 @@ static void wait_all_children(struct lc_worker *w)
 static void spawn_undeferred(struct lc_worker *w, void (*fn)(void *), void *data, int final,
                              const locus_dep_t *deps, size_t ndeps)
 {
-    struct undeferred u = { fn, data, final, gomp_thr.denv, 0 };
+    struct undeferred u = { fn, data, final, lc_task_icvs, 0 };
     if (spawn_prio(run_undeferred, &u, 0, deps, ndeps, 0, fn) != 0) {
         /* out of memory: every earlier sibling complete is a safe order */
         wait_all_children(w);
@@ -221,12 +221,12 @@ static void run_here(void *arg)
 {
     const struct undeferred *u = arg;
     int saved = gomp_thr.in_final;
-    struct gomp_denv saved_env = gomp_thr.denv;
+    struct lc_icvs saved_env = lc_task_icvs;
     gomp_thr.in_final = u->final;
-    gomp_thr.denv = u->denv;
+    lc_task_icvs = u->denv;
     u->fn(u->data);
     gomp_thr.in_final = saved;
-    gomp_thr.denv = saved_env;
+    lc_task_icvs = saved_env;
 }
 
 /*
@@ -245,7 +245,7 @@ static void run_undeferred_here(struct lc_worker *w, void (*fn)(void *), void *d
 {
     if (ndeps)
         spawn_undeferred(w, NULL, NULL, 0, deps, ndeps);
-    struct undeferred u = { fn, data, final, gomp_thr.denv, 0 };
+    struct undeferred u = { fn, data, final, lc_task_icvs, 0 };
     if (lc_spawn_here(run_here, &u, fn) != 0)
         run_here(&u);   /* out of memory for a descriptor: included, in order all the same */
 }
@@ -357,7 +357,7 @@ task_deferred(struct lc_worker *w, void (*fn)(void *), void *data,
         }
         if (ev)
             gomp_event_wait(ev);
-    } else if (!ev && !cpyfn && !final && !gomp_denv_set(&gomp_thr.denv)
+    } else if (!ev && !cpyfn && !final && !gomp_denv_set(&lc_task_icvs)
                && (arg_align <= 16 || (arg_size <= LC_INLINE_ARG && arg_align <= 64))) {
         /* the common case: the runtime copies the block (inline up to
          * LC_INLINE_ARG bytes, 64-byte aligned; else 16-byte aligned).
@@ -368,7 +368,7 @@ task_deferred(struct lc_worker *w, void (*fn)(void *), void *data,
             run_included(fn, data, NULL, arg_size, arg_align, 0);
         }
     } else {
-        struct boxed b = { fn, NULL, NULL, final, gomp_thr.denv, ev };
+        struct boxed b = { fn, NULL, NULL, final, lc_task_icvs, ev };
         if (!(b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))
             || spawn_prio(run_boxed, &b, sizeof b, deps, ndeps, prio, fn) != 0) {
             free(b.block);
@@ -547,7 +547,7 @@ static void loop_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void
 {
     int final = (flags & TF_FINAL) != 0;
     if (cpyfn) {
-        struct boxed b = { fn, NULL, NULL, final, gomp_thr.denv, NULL };
+        struct boxed b = { fn, NULL, NULL, final, lc_task_icvs, NULL };
         if ((b.data = box_data(cpyfn, data, arg_size, arg_align, &b.block))) {
             set_bounds(b.data, is_ull, lo, hi);
             if (!(gomp_task_worker() && !gomp_thr.in_final && (flags & TF_IF))

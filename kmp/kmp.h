@@ -144,7 +144,7 @@ _Static_assert(sizeof(struct lc_kmp_task) == 64, "the kmp task header is one lin
  * the block, which a queued task never touches. */
 struct lc_kmp_if0 {
     int saved_final;
-    struct gomp_denv saved_env;
+    struct lc_icvs saved_env;
     const void *saved_id;
     struct lc_task *saved_cur;
     struct lc_kmp_task *saved_running;

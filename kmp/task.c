@@ -349,7 +349,7 @@ KMP_EXPORT void __kmpc_omp_task_begin_if0(ident_t *loc, kmp_int32 gtid, kmp_task
     struct gomp_thread *thr = &gomp_thr;
     struct lc_kmp_if0 *s = lc_kmp_task_if0(h);
     s->saved_final = thr->in_final;
-    s->saved_env = thr->denv;
+    s->saved_env = lc_task_icvs;
     s->saved_id = thr->task_id;
     s->saved_cur = thr->task_cur;
     s->saved_running = running;
@@ -372,7 +372,7 @@ KMP_EXPORT void __kmpc_omp_task_complete_if0(ident_t *loc, kmp_int32 gtid, kmp_t
         run_body(h, gtid);   /* an untied task's remaining parts */
     const struct lc_kmp_if0 *s = lc_kmp_task_if0(h);
     thr->in_final = s->saved_final;
-    thr->denv = s->saved_env;
+    lc_task_icvs = s->saved_env;
     thr->task_id = s->saved_id;
     thr->task_cur = s->saved_cur;
     running = s->saved_running;

@@ -30,6 +30,7 @@
 struct lc_runtime *lc_rt;
 void (*lc_autostart)(void);
 __thread struct lc_worker *lc_self __attribute__((tls_model("initial-exec")));
+__thread struct lc_icvs lc_task_icvs __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t lc_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t lc_init_thread;

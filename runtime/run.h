@@ -57,18 +57,21 @@ void lc_complete_uncounted(struct lc_worker *w, struct lc_task *t)
 static inline __attribute__((always_inline))
 void lc_call_body(struct lc_worker *w, struct lc_task *t)
 {
+    struct lc_icvs icvs = lc_task_icvs;   /* the task's own (runtime.h) */
+    lc_task_icvs = (struct lc_icvs){ 0 };
     if (__builtin_expect(lc_sim != NULL, 0)) {   /* simulated (sim.h) */
         lc_sim_call_body(w, t);
-        return;
+    } else {
+        struct lc_task *saved = w->cur;
+        if (t->loc)
+            lc_locality_run(w, t);
+        w->cur = t;
+        lc_run_task(w, t);
+        if (t->loc)   /* kept for after the body: DI first touch (locality.c) */
+            lc_locality_ran(w, t);
+        w->cur = saved;
     }
-    struct lc_task *saved = w->cur;
-    if (t->loc)
-        lc_locality_run(w, t);
-    w->cur = t;
-    lc_run_task(w, t);
-    if (t->loc)   /* kept for after the body: DI first touch (locality.c) */
-        lc_locality_ran(w, t);
-    w->cur = saved;
+    lc_task_icvs = icvs;
 }
 
 /* t's body has returned on w: 1 when t completes now; 0 when its last

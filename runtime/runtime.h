@@ -228,6 +228,24 @@ extern void (*lc_autostart)(void);
 /* The calling thread's worker, NULL on foreign threads. */
 extern __thread struct lc_worker *lc_self __attribute__((tls_model("initial-exec")));
 
+/*
+ * The data environment of the task body running on this thread: the ICVs
+ * an OpenMP task sets for itself (omp_set_num_threads, omp_set_schedule,
+ * omp_set_dynamic) and passes on to what it creates, which the OpenMP
+ * layers keep here (gomp/gomp.h says what the fields hold; 0: unset, the
+ * environment's value).  The core makes them each task's own: every body
+ * starts with them zero (a task that inherits some sets them first) and
+ * the thread gets its own back when the body returns (lc_call_body), so
+ * that a task run by a thread waiting in another task neither sees the
+ * waiting task's ICVs nor leaves its own behind.
+ */
+struct lc_icvs {
+    int nthreads;                 /* nthreads-var */
+    int run_sched, run_chunk;     /* run-sched-var */
+    int dyn;                      /* dyn-var */
+};
+extern __thread struct lc_icvs lc_task_icvs __attribute__((tls_model("initial-exec")));
+
 /* run.c: how a ready task runs (lc_run). */
 enum lc_run_ctx {
     LC_RUN_TAKEN,    /* taken from a queue, or handed back to run next: a successor it

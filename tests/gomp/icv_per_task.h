@@ -66,4 +66,69 @@ static void icv_per_task(void)
            omp_get_dynamic() == dyn0 ? "unchanged" : "CHANGED");
 }
 
+/*
+ * Tasks whose creator set no ICV, run by a teammate whose own task set
+ * one while it waits at a barrier: each sees its creator's nthreads-var,
+ * not the teammate's, and what it sets for itself is gone when it ends
+ * (the next task does not see it, nor the teammate after the barrier).
+ * Locus ran such tasks with the running thread's ICVs and left theirs
+ * behind.  The creator waits without running tasks until all have run,
+ * so that the teammate runs those not run at their spawn.  Run it before
+ * anything sets an ICV outside a region: the creator must have set none.
+ */
+#define ICV_COMMON_TASKS 16
+
+static void icv_common_path(void)
+{
+    int creator = -1, mate_after = -1, wrong = 0, leaked = 0;
+    int seen[ICV_COMMON_TASKS], by_mate[ICV_COMMON_TASKS], mate_ran = 0;
+    int done = 0;
+#pragma omp parallel num_threads(2) shared(seen, by_mate, done, wrong, leaked)
+    {
+        if (omp_get_thread_num() == 1)
+            omp_set_num_threads(5);
+#pragma omp barrier
+        if (omp_get_thread_num() == 0) {
+            creator = omp_get_max_threads();
+            for (int i = 0; i < ICV_COMMON_TASKS; i++) {
+#pragma omp task firstprivate(i) shared(seen, by_mate, done)
+                {
+                    /* long enough not to be run at its spawn (a short
+                     * task may be, on the creator, whose ICVs it has) */
+                    double t0 = omp_get_wtime();
+                    while (omp_get_wtime() - t0 < 2e-4)
+                        ;
+                    seen[i] = omp_get_max_threads();
+                    by_mate[i] = omp_get_thread_num() == 1;
+                    omp_set_num_threads(9);   /* this task's own */
+#pragma omp atomic
+                    done++;
+                }
+            }
+            /* no scheduling point: the teammate runs what is queued */
+            for (long spin = 0; spin < 4000000000L; spin++) {
+                int d;
+#pragma omp atomic read
+                d = done;
+                if (d == ICV_COMMON_TASKS)
+                    break;
+            }
+        }
+#pragma omp barrier
+        if (omp_get_thread_num() == 1)
+            mate_after = omp_get_max_threads();
+    }
+    for (int i = 0; i < ICV_COMMON_TASKS; i++) {
+        mate_ran += by_mate[i];
+        if (seen[i] == 9)
+            leaked++;
+        else if (seen[i] != creator)
+            wrong++;
+    }
+    printf("per-task ICVs: %d tasks of a creator that set none, %s run by the teammate, see "
+           "its nthreads-var: %s\n", done, mate_ran ? "some" : "none", wrong ? "NO" : "yes");
+    printf("per-task ICVs: what such a task sets stays in it: %s, the teammate keeps its own: %s\n",
+           leaked ? "NO" : "yes", mate_after == 5 ? "yes" : "NO");
+}
+
 #endif /* ICV_PER_TASK_H */

@@ -96,6 +96,9 @@ static void cancel_off(void)
 
 int main(void)
 {
+    /* first: the ones below set ICVs outside any region, which every task
+     * after them inherits */
+    icv_common_path();
     taskloop_strict();
     icv_in_tasks();
     thread_counts();

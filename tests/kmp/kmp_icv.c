@@ -7,6 +7,7 @@
 
 int main(void)
 {
+    icv_common_path();   /* first: icv_per_task sets ICVs outside any region */
     icv_per_task();
     return 0;
 }
