@@ -85,12 +85,16 @@ static inline struct lc_qitem lc_qslot_load(struct lc_qslot *s)
 
 /* top and bottom on their own lines: thieves hammer top with CAS while the
  * owner writes bottom on every push and pop.  buf shares bottom's line; it
- * changes only on growth.  The _Alignas also pads the struct to 128 bytes. */
+ * changes only on growth.  What only the owner reads and writes has a
+ * third line: every write there to bottom's line, which polling thieves
+ * keep reading, would cost the owner that line again.  The _Alignas also
+ * pads the struct to 192 bytes. */
 struct lc_deque {
     _Alignas(LC_CACHELINE) _Atomic int64_t top;     /* thieves' end */
     _Alignas(LC_CACHELINE) _Atomic int64_t bottom;  /* owner's end */
     _Atomic(struct lc_deque_buf *) buf;
-    int64_t top_seen;    /* owner only: a top it read earlier (top only grows) */
+    _Alignas(LC_CACHELINE) int64_t top_seen;   /* owner only: a top it read earlier
+                                                  (top only grows) */
     unsigned stale_ok;   /* owner only: size estimates left before top is read again */
 };
 
