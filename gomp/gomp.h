@@ -141,7 +141,7 @@ struct gomp_team {
     int preset;                   /* members start in loop 0 (combined parallel loop) */
     void *copyprivate;            /* single copyprivate: the winner's values */
     uintptr_t *reductions;        /* GOMP_parallel_reductions' arrays (reduction.c) */
-    struct lc_icvs denv;        /* the ICVs of the task that started the region */
+    struct lc_icvs denv;          /* the ICVs of the task that started the region */
     _Atomic int cancelled;        /* cancel parallel (cancel.c) */
     struct {                      /* the barrier cancellation may interrupt (cancel.c) */
         _Alignas(64) _Atomic uint32_t arrived;

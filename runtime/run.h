@@ -57,7 +57,9 @@ void lc_complete_uncounted(struct lc_worker *w, struct lc_task *t)
 static inline __attribute__((always_inline))
 void lc_call_body(struct lc_worker *w, struct lc_task *t)
 {
-    struct lc_icvs icvs = lc_task_icvs;   /* the task's own (runtime.h) */
+    /* the ICVs of the task this thread ran before (runtime.h): t starts
+     * with none, and that task gets its own back */
+    struct lc_icvs icvs = lc_task_icvs;
     lc_task_icvs = (struct lc_icvs){ 0 };
     if (__builtin_expect(lc_sim != NULL, 0)) {   /* simulated (sim.h) */
         lc_sim_call_body(w, t);
