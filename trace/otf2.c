@@ -187,14 +187,20 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc
 static const OTF2_FlushCallbacks flush_cb = { pre_flush, NULL };
 
 /* OTF2's own messages go to stderr by default; the first is kept for
- * locus_error_message() instead. */
+ * locus_error_message() instead, with its code.  The code matters: OTF2
+ * reports a failed write or close of its files (a full disk, a file size
+ * limit) here and nowhere else, since the closing calls that meet it
+ * return success. */
 static __thread char otf2_msg[256];
+static __thread OTF2_ErrorCode otf2_first;
 static OTF2_ErrorCode on_error(void *ud, const char *file, uint64_t line, const char *fn,
                                OTF2_ErrorCode code, const char *fmt, va_list va)
 {
     (void)ud; (void)file; (void)line; (void)fn;
-    if (!otf2_msg[0])
+    if (otf2_first == OTF2_SUCCESS && code != OTF2_SUCCESS) {
+        otf2_first = code;
         vsnprintf(otf2_msg, sizeof otf2_msg, fmt ? fmt : "", va);
+    }
     return code;
 }
 
@@ -433,10 +439,13 @@ static OTF2_ErrorCode write_defs(OTF2_Archive *ar, struct lc_runtime *rt, struct
     return code;
 }
 
-/* OTF2 ignores failed writes (a full disk, a file size limit): the
- * archive is read back and each worker's events counted, so that a
- * truncated trace is an error, not a surprise in the viewer.  OTF2 error
- * or a short count: -ENOSPC when the file system is full, else -EIO. */
+/* An archive OTF2 wrote without reporting an error is read back and each
+ * worker's events counted, so that a trace short of what the run recorded
+ * is an error, not a surprise in the viewer.  Only such an archive: OTF2's
+ * reader trusts each file to hold a whole chunk, and on a truncated file
+ * it reads whatever its buffer held before, which can send it round a
+ * loop for ever.  OTF2 error or a short count: -ENOSPC when the file
+ * system is full, else -EIO. */
 static int verify(const char *dir, const uint64_t *nevents, int nw, uint64_t ndefs,
                   char *why, size_t len)
 {
@@ -512,6 +521,7 @@ int lc_trace_write_otf2(struct lc_runtime *rt, const char *dir, char *err, size_
     OTF2_Archive *ar = NULL;
 
     otf2_msg[0] = '\0';
+    otf2_first = OTF2_SUCCESS;
     OTF2_Error_RegisterCallback(on_error, NULL);
     wr.rc = malloc(sizeof *wr.rc);
     if (!nevents || !wr.rc) {
@@ -572,6 +582,11 @@ int lc_trace_write_otf2(struct lc_runtime *rt, const char *dir, char *err, size_
         ar = NULL;
         CHECK(OTF2_Archive_Close(a));
     }
+    if (otf2_first != OTF2_SUCCESS) {
+        /* a write or close failed on the way and OTF2 went on */
+        code = otf2_first;
+        goto out;
+    }
     {
         char why[160];
         int v = verify(dir, nevents, nw, ndefs, why, sizeof why);
@@ -602,7 +617,8 @@ out:
         return -ENOMEM;
     }
     if (code != OTF2_SUCCESS) {
-        int e = code == OTF2_ERROR_ENOSPC ? ENOSPC : code == OTF2_ERROR_EACCES ? EACCES : EIO;
+        int e = code == OTF2_ERROR_ENOSPC || code == OTF2_ERROR_EDQUOT ? ENOSPC
+              : code == OTF2_ERROR_EACCES ? EACCES : EIO;
         struct statvfs sv;
         if (e == EIO && statvfs(dir, &sv) == 0 && sv.f_bavail == 0)
             e = ENOSPC;
