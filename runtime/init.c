@@ -60,13 +60,16 @@ static int start_worker(struct lc_runtime *rt, struct lc_worker *w)
         CPU_SET(w->cpu, &set);
         if (pthread_attr_init(&a) == 0) {
             r = pthread_attr_setaffinity_np(&a, sizeof set, &set);
+            t->prebound = r == 0;   /* before it runs: the thread reads it */
             if (r == 0)
                 r = lc_thread_spawn(t, &a);
             pthread_attr_destroy(&a);
         }
     }
-    if (r == EINVAL)
+    if (r == EINVAL) {
+        t->prebound = 0;
         r = lc_thread_spawn(t, NULL);
+    }
     if (r != 0) {
         lc_thread_free(t);
         return r;

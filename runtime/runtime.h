@@ -303,6 +303,10 @@ void lc_notify_any(struct lc_runtime *rt, int from_node);
  * are touched now (its stack grows on demand, and a stack that cannot grow
  * when memory or address space runs out kills the process). */
 void lc_stack_setup(struct lc_worker *w);
+/* Finds the calling thread's stack once (lc_stack_setup's first call does
+ * if nothing did before): a thread the runtime starts does it while its
+ * creator is still setting up, not at its first turn. */
+void lc_stack_find(void);
 
 /* What runs at a spawn is bounded: a task runs on top of its spawner's
  * frame only while fewer than LC_NEST_MAX tasks run on this stack below it

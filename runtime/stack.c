@@ -57,19 +57,38 @@ static int main_stack(void **lo, size_t *size)
     return 0;
 }
 
+/* This thread's stack, once found: a thread's stack never moves, and
+ * finding it costs pthread_getattr_np's malloc (for a thread's first,
+ * a C library arena) and a system call, which a thread serving workers
+ * in turn would pay at every turn. */
+static __thread struct {
+    void *lo;
+    size_t size;   /* 0: unknown */
+    int found;
+} self_stack __attribute__((tls_model("initial-exec")));
+
+void lc_stack_find(void)
+{
+    pthread_attr_t a;
+    if (self_stack.found)
+        return;
+    self_stack.size = 0;
+    if (getpid() == gettid() && main_stack(&self_stack.lo, &self_stack.size) == 0) {
+        /* the main thread: known without reading /proc/self/maps */
+    } else if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &self_stack.lo, &self_stack.size) != 0)
+            self_stack.size = 0;
+        pthread_attr_destroy(&a);
+    }
+    self_stack.found = 1;
+}
+
 void lc_stack_setup(struct lc_worker *w)
 {
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-    size_t size = 0;
-    void *lo = NULL;
-    pthread_attr_t a;
-    if (getpid() == gettid() && main_stack(&lo, &size) == 0) {
-        /* the main thread: known without reading /proc/self/maps */
-    } else if (pthread_getattr_np(pthread_self(), &a) == 0) {
-        if (pthread_attr_getstack(&a, &lo, &size) != 0)
-            size = 0;
-        pthread_attr_destroy(&a);
-    }
+    lc_stack_find();
+    size_t size = self_stack.size;
+    void *lo = self_stack.lo;
     uintptr_t base;
     if (size && (uintptr_t)lo < here && here - (uintptr_t)lo <= size)
         base = (uintptr_t)lo;                        /* the stack's lowest address */

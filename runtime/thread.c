@@ -188,7 +188,10 @@ void *lc_thread_main(void *arg)
     struct lc_runtime *rt = w->rt;
     lc_thr = me;
     lc_self = w;
-    if (rt->opt.bind == LC_BIND_CORE && w->cpu >= 0)
+    /* a thread made with its CPU in its attributes is there already;
+     * binding it again would cost its first allocation from the C
+     * library, an arena of its own, in every first parallel region */
+    if (rt->opt.bind == LC_BIND_CORE && w->cpu >= 0 && !me->prebound)
         lc_topology_bind_self(&rt->topo, w->cpu);
     /* after binding: its pages are faulted in on the node; and its first
      * allocation now, while there is memory (mem.h) */
@@ -199,6 +202,7 @@ void *lc_thread_main(void *arg)
     atomic_fetch_add_explicit(&rt->started, 1, memory_order_seq_cst);
     futex_wake(&rt->started, INT_MAX);
     if (me->ok) {
+        lc_stack_find();
         /* the first turn comes as soon as every worker has started
          * (init.c): polled for as long as init polls for the start */
         wait_turn(me, lc_start_poll_ns(rt));

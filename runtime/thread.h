@@ -53,6 +53,7 @@ struct lc_thread {
     void *sim;                          /* its actor under LOCUS_SIM (sim.h) */
     int initial;                        /* the thread that called locus_init */
     int ok;                             /* set up (first allocation made) */
+    int prebound;                       /* created on its CPU (its attr's affinity) */
     _Atomic uint32_t up;                /* futex word: 1 once set up (ok or not) */
     int queued;                         /* on its worker's queue */
     int served;                         /* given a turn at least once */

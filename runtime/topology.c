@@ -768,6 +768,13 @@ int lc_topology_bind_self(const struct lc_topology *t, int cpu)
         known = t->real_cpus[i] == cpu;
     if (!known)
         return -EINVAL;   /* not a CPU of the affinity mask the topology was loaded with */
+    if (cpu < CPU_SETSIZE) {
+        /* on the stack: a thread's first malloc makes it a C library arena */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        return sched_setaffinity(0, sizeof one, &one) != 0 ? -errno : 0;
+    }
     if ((set = CPU_ALLOC(cpu + 1)) == NULL)
         return -ENOMEM;
     sz = CPU_ALLOC_SIZE(cpu + 1);
