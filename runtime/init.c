@@ -289,13 +289,6 @@ static int init_runtime(int team_mode, int team_threads)
     }
     lc_stack_setup(&rt->workers[0]);
 
-    /* Before the workers exist: per-thread counter events are inherited by
-     * the threads created after them.  An explicitly requested backend that
-     * counts nothing here fails the init (-EINVAL); auto never does. */
-    if ((r = lc_counters_rt_open(&rt->opt, err, sizeof err)) < 0) {
-        init_fail(r, err);
-        goto fail;
-    }
     rt->nsync = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->nsync, LC_CACHELINE);
     if (!rt->nsync) {
         r = init_fail(-ENOMEM, "locus_init: out of memory for the node wake-up words");
@@ -306,15 +299,28 @@ static int init_runtime(int team_mode, int team_threads)
         init_fail(r, err);
         goto fail;
     }
-    /* The workers start now, and wait for their first turn (thread.c),
-     * which comes once everything below is set up: a thread's start (its
-     * CPU woken, its binding, its first allocation) overlaps the rest of
-     * this function instead of following it.  Not before: a thread
-     * inherits what its creator has set up by then, the counters'
-     * per-thread events (above) and the interleaved memory policy of
-     * LOCUS_PAGES=interleave (lc_locality_init).  Under LOCUS_SIM they are
-     * the simulator's actors, started once it runs (below). */
-    if (!rt->opt.sim[0] && (r = start_workers(rt, &nstarted, err, sizeof err)) < 0)
+    /* The workers start as early as they may, and wait for their first
+     * turn (thread.c), which comes once everything below is set up: a
+     * thread's start (its CPU woken, its binding, its first allocation)
+     * overlaps the rest of this function instead of following it.  Not
+     * before what they inherit from their creator: the interleaved memory
+     * policy of LOCUS_PAGES=interleave (lc_locality_init), and the
+     * counters' per-thread events where there may be any; where there may
+     * not (no core PMU, as in most VMs), the counters are opened while the
+     * workers start.  Under LOCUS_SIM they are the simulator's actors,
+     * started once it runs (below). */
+    int counters_first = lc_counters_rt_per_thread(&rt->opt);
+    if (!rt->opt.sim[0] && !counters_first
+        && (r = start_workers(rt, &nstarted, err, sizeof err)) < 0)
+        goto fail;
+    /* An explicitly requested backend that counts nothing here fails the
+     * init (-EINVAL); auto never does. */
+    if ((r = lc_counters_rt_open(&rt->opt, err, sizeof err)) < 0) {
+        init_fail(r, err);
+        goto fail;
+    }
+    if (!rt->opt.sim[0] && counters_first
+        && (r = start_workers(rt, &nstarted, err, sizeof err)) < 0)
         goto fail;
     rt->npools = lc_mem_alloc((size_t)rt->topo.nnodes * sizeof *rt->npools, LC_CACHELINE);
     if (!rt->npools) {

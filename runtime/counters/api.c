@@ -1,15 +1,16 @@
 /*
  * api.c - the runtime's coherence-traffic counters: opened by locus_init()
- * as LOCUS_COUNTERS asks (before the workers exist, so that per-thread
- * events are inherited by them), counting from the end of locus_init() to
- * locus_finalize() unless the program brackets a phase with
- * locus_counters_start()/stop(), and read by the public API and the
+ * as LOCUS_COUNTERS asks (before the workers exist where per-thread events
+ * may be opened, so that the workers inherit them), counting from the end
+ * of locus_init() to locus_finalize() unless the program brackets a phase
+ * with locus_counters_start()/stop(), and read by the public API and the
  * LOCUS_REPORT writer.  One instance per process, under one mutex.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "counters/counters.h"
 #include "env.h"
@@ -38,6 +39,14 @@ int lc_counters_rt_open(const struct lc_options *o, char *err, size_t errlen)
     ctr = c;
     pthread_mutex_unlock(&ctr_lock);
     return 0;
+}
+
+int lc_counters_rt_per_thread(const struct lc_options *o)
+{
+    if (o->counters == LC_COUNTERS_NONE)
+        return 0;
+    /* lc_ctr_detect's cpu_pmu, without its scan: the core PMU's directory */
+    return access("/sys/bus/event_source/devices/cpu", F_OK) == 0;
 }
 
 void lc_counters_rt_begin(void)

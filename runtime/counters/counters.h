@@ -266,6 +266,12 @@ struct lc_options;
 /* Opens the counters LOCUS_COUNTERS asks for.  0, -EINVAL (an explicit
  * backend counts nothing here; message in err), -ENOMEM. */
 int lc_counters_rt_open(const struct lc_options *o, char *err, size_t errlen);
+/* Whether the counters lc_counters_rt_open would open may include
+ * per-thread events, which a thread inherits only if it is created after
+ * them: LOCUS_COUNTERS not none and a core PMU here (the perf backend's
+ * per-thread proxies are its events; the other backends count CPUs or
+ * sockets).  Where not, locus_init starts the workers first. */
+int lc_counters_rt_per_thread(const struct lc_options *o);
 void lc_counters_rt_begin(void);   /* end of locus_init(): the run's bracket opens */
 void lc_counters_rt_end(void);     /* locus_finalize(): stops counting if it still is */
 /* Totals into *total and up to max sockets into per[]; returns the sockets
