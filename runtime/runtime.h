@@ -81,6 +81,8 @@ struct lc_worker {
     struct {                                    /* idle polling (spin.h) */
         unsigned limit;                         /* polls before sleeping, <= LOCUS_SPIN */
         uint64_t last_ns;                       /* the clock at the last check */
+        uint64_t shared_ns;                     /* the clock when the CPU was last found
+                                                   shared, 0 never */
     } spin;
     int at_spawn;                               /* running a task at its spawn (run.c) */
     uint32_t job_seen;                          /* team mode: the last job epoch taken here

@@ -17,12 +17,20 @@
  * LC_SPIN_PREEMPTED_NS between two reads means it was descheduled
  * meanwhile (polls take well under a microsecond; a scheduler time slice
  * is a millisecond or more).  It then stops polling and sleeps, once it
- * has polled its floor (LOCUS_STEAL_SPIN polls plus LC_SPIN_FLOOR: NAFT
- * looks at other nodes only after LOCUS_STEAL_SPIN polls, and a worker
- * must look there before it sleeps); its later idle periods poll only that
- * floor, and each idle period that ends in work doubles its limit again,
- * up to 20000 polls.  A worker on a CPU of its own is never descheduled
- * that long and keeps the full 20000.
+ * has polled LC_SPIN_FLOOR times (its last look before sleeping reaches
+ * the other nodes, as NAFT's polls would after LOCUS_STEAL_SPIN: wait.c).
+ * Its later idle periods poll only that floor for LC_SPIN_HOLD_NS after
+ * the last gap it saw; after that each idle period that ends in work
+ * doubles its limit again, up to 20000 polls, and a gap seen on the way
+ * up brings it back to the floor for as long again.  A worker on a CPU
+ * of its own is never descheduled that long and keeps the full 20000.
+ * The hold is what makes the floor stick on a CPU that stays shared: a
+ * worker polling only the floor seldom sees a gap, so without it a
+ * fork-join program doubled back to 20000 within 7 rounds, and its
+ * pollers held the cores its workers with work waited for (a 4-node
+ * virtual machine on 2 host cores).  The floor is short for the same
+ * reason: the earlier one, LOCUS_STEAL_SPIN + 64 polls, held with it,
+ * kept less than half of the gain there (benchmarks/README.md).
  *
  * With more workers than CPUs (rt->oversubscribed) every poll yields the
  * CPU (wait.c), so that a worker with work gets it from a poller, and an
@@ -62,19 +70,22 @@
 
 #define LC_SPIN_CHECK 16                 /* polls between two reads of the clock */
 #define LC_SPIN_PREEMPTED_NS 1000000u    /* a gap this long: the worker was descheduled */
-#define LC_SPIN_FLOOR 64                 /* polls besides LOCUS_STEAL_SPIN's */
+#define LC_SPIN_FLOOR 64                 /* polls on a shared CPU */
 #define LC_SPIN_OVERSUB_NS 1000000u      /* an oversubscribed idle period, at most */
+#define LC_SPIN_HOLD_NS 100000000u       /* after a gap, the floor for at least this long */
 
+/* The polls of an idle period on a shared CPU: LC_SPIN_FLOOR, or fewer
+ * where LOCUS_SPIN is smaller. */
 static inline unsigned lc_spin_floor(const struct lc_options *o)
 {
-    uint64_t f = (uint64_t)o->steal_spin + LC_SPIN_FLOOR;
-    return f < o->spin ? (unsigned)f : o->spin;
+    return LC_SPIN_FLOOR < o->spin ? LC_SPIN_FLOOR : o->spin;
 }
 
 static inline void lc_spin_init(struct lc_worker *w)
 {
     w->spin.limit = w->rt->opt.spin;
     w->spin.last_ns = 0;
+    w->spin.shared_ns = 0;
 }
 
 /* An idle period begins: w's first failed poll. */
@@ -120,15 +131,20 @@ static inline int lc_spin_give_up(struct lc_worker *w, unsigned spins, int word)
     /* the CPU is shared: poll no more than the floor from now on */
     unsigned floor = lc_spin_floor(&w->rt->opt);
     w->spin.limit = floor;
+    w->spin.shared_ns = now ? now : 1;   /* 0 means never */
     return spins >= floor;
 }
 
-/* An idle period of spins failed polls ended in work. */
+/* An idle period of spins failed polls ended in work.  The clock is read
+ * only below the full limit, after a gap. */
 static inline void lc_spin_found(struct lc_worker *w, unsigned spins)
 {
     const struct lc_options *o = &w->rt->opt;
-    if (spins && w->spin.limit < o->spin)
-        w->spin.limit = 2 * (uint64_t)w->spin.limit < o->spin ? 2 * w->spin.limit : o->spin;
+    if (!spins || w->spin.limit >= o->spin)
+        return;
+    if (w->spin.shared_ns && LC_SPIN_NOW() - w->spin.shared_ns < LC_SPIN_HOLD_NS)
+        return;   /* still held at the floor */
+    w->spin.limit = 2 * (uint64_t)w->spin.limit < o->spin ? 2 * w->spin.limit : o->spin;
 }
 
 #endif /* LC_SPIN_H */

@@ -2,10 +2,10 @@
  * test_spin.c - the idle worker's polling limit (runtime/spin.h): with
  * LOCUS_SPIN unset, a worker that finds itself descheduled while polling
  * (a gap of more than LC_SPIN_PREEMPTED_NS between two looks at the clock)
- * polls only its floor (LOCUS_STEAL_SPIN + LC_SPIN_FLOOR, never less, so
- * that NAFT's look at other nodes still happens) and sleeps; each idle
- * period that ends in work doubles the limit back up to LOCUS_SPIN; an
- * explicit LOCUS_SPIN is obeyed as it is.  With more workers than CPUs
+ * polls only its floor (LC_SPIN_FLOOR, or LOCUS_SPIN where that is less)
+ * and sleeps, and stays at the floor for LC_SPIN_HOLD_NS after the last
+ * gap it saw; after that each idle period that ends in work doubles the
+ * limit back up to LOCUS_SPIN; an explicit LOCUS_SPIN is obeyed as it is.  With more workers than CPUs
  * (oversubscribed; each poll yields) an idle period ends after
  * LC_SPIN_OVERSUB_NS of the clock, whatever the count, and within
  * LOCUS_SPIN polls (unless LOCUS_SPIN is given: then the count alone),
@@ -74,7 +74,7 @@ static void test_descheduled_polls_only_the_floor(void **state)
 {
     (void)state;
     setup_worker(20000, 200, 1);
-    unsigned floor = 200 + LC_SPIN_FLOOR;
+    unsigned floor = LC_SPIN_FLOOR;
     assert_int_equal(lc_spin_floor(&rt.opt), floor);
     /* descheduled before the floor: goes on to the floor, then sleeps */
     fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;   /* descheduled meanwhile */
@@ -89,6 +89,45 @@ static void test_descheduled_polls_only_the_floor(void **state)
     fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;   /* descheduled meanwhile */
     assert_true(lc_spin_give_up(&w, 1024, 0));
     assert_int_equal(w.spin.limit, floor);
+}
+
+/* After a gap the floor holds for LC_SPIN_HOLD_NS, however often work
+ * comes; then each idle period that ends in work doubles the limit, and a
+ * gap seen on the way up brings it back to the floor for as long again. */
+static void test_floor_held_after_a_gap(void **state)
+{
+    (void)state;
+    setup_worker(20000, 200, 1);
+    fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK, 0));
+    assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
+    uint64_t gap_at = fake_ns;
+    /* rounds of a fork-join program, each ending in work: held */
+    for (int i = 0; i < 100; i++) {
+        fake_ns += LC_SPIN_HOLD_NS / 200;
+        lc_spin_begin(&w);
+        assert_int_equal(poll_until_give_up(0), LC_SPIN_FLOOR);
+        lc_spin_found(&w, LC_SPIN_FLOOR);
+        assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
+    }
+    /* the hold over: doubling again */
+    fake_ns = gap_at + LC_SPIN_HOLD_NS;
+    lc_spin_found(&w, 3);
+    assert_int_equal(w.spin.limit, 2 * LC_SPIN_FLOOR);
+    lc_spin_found(&w, 3);
+    assert_int_equal(w.spin.limit, 4 * LC_SPIN_FLOOR);
+    /* a gap on the way up: the floor, held from this gap on */
+    lc_spin_begin(&w);
+    fake_ns += 2 * (uint64_t)LC_SPIN_PREEMPTED_NS;
+    assert_true(lc_spin_give_up(&w, 2 * LC_SPIN_CHECK * 4, 0));
+    assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
+    gap_at = fake_ns;
+    fake_ns = gap_at + LC_SPIN_HOLD_NS - 1;
+    lc_spin_found(&w, 3);
+    assert_int_equal(w.spin.limit, LC_SPIN_FLOOR);
+    fake_ns = gap_at + LC_SPIN_HOLD_NS;
+    lc_spin_found(&w, 3);
+    assert_int_equal(w.spin.limit, 2 * LC_SPIN_FLOOR);
 }
 
 static void test_work_found_doubles_back(void **state)
@@ -117,7 +156,9 @@ static void test_explicit_spin_obeyed(void **state)
     assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), 5000);
     /* a small LOCUS_SPIN caps the floor; 0 sleeps at the first failed poll */
     setup_worker(100, 200, 1);
-    assert_int_equal(lc_spin_floor(&rt.opt), 100);
+    assert_int_equal(lc_spin_floor(&rt.opt), LC_SPIN_FLOOR);
+    setup_worker(LC_SPIN_FLOOR / 2, 200, 1);
+    assert_int_equal(lc_spin_floor(&rt.opt), LC_SPIN_FLOOR / 2);
     setup_worker(0, 200, 1);
     assert_true(lc_spin_give_up(&w, 1, 0));
 }
@@ -165,6 +206,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_limit_on_an_own_cpu),
         cmocka_unit_test(test_descheduled_polls_only_the_floor),
+        cmocka_unit_test(test_floor_held_after_a_gap),
         cmocka_unit_test(test_work_found_doubles_back),
         cmocka_unit_test(test_explicit_spin_obeyed),
         cmocka_unit_test(test_oversubscribed_polls_for_a_while),
