@@ -5,11 +5,12 @@
  * polls only its floor (LC_SPIN_FLOOR, or LOCUS_SPIN where that is less)
  * and sleeps, and stays at the floor for LC_SPIN_HOLD_NS after the last
  * gap it saw; after that each idle period that ends in work doubles the
- * limit back up to LOCUS_SPIN; an explicit LOCUS_SPIN is obeyed as it is.  With more workers than CPUs
- * (oversubscribed; each poll yields) an idle period ends after
- * LC_SPIN_OVERSUB_NS of the clock, whatever the count, and within
- * LOCUS_SPIN polls (unless LOCUS_SPIN is given: then the count alone),
- * and a wait at a barrier after LC_SPIN_FLOOR polls that do not yield.  spin.h reads a clock of this
+ * limit back up to LOCUS_SPIN; an explicit LOCUS_SPIN is obeyed as it is.
+ * With more workers than CPUs (oversubscribed; each poll yields) an idle
+ * period ends after LC_SPIN_OVERSUB_NS of the clock, whatever the count,
+ * and within LOCUS_SPIN polls (unless LOCUS_SPIN is given: then the count
+ * alone), and a wait at a barrier after LC_SPIN_FLOOR polls that do not
+ * yield.  spin.h reads a clock of this
  * test's own (fake_ns), which moves only when a test moves it, so nothing
  * here depends on how fast this machine is or how the test thread is
  * scheduled (with the real clock, a test descheduled for a millisecond
@@ -154,7 +155,7 @@ static void test_explicit_spin_obeyed(void **state)
     assert_false(lc_spin_give_up(&w, LC_SPIN_CHECK, 0));
     assert_int_equal(w.spin.limit, 5000);
     assert_int_equal(poll_until_give_up(LC_SPIN_CHECK), 5000);
-    /* a small LOCUS_SPIN caps the floor; 0 sleeps at the first failed poll */
+    /* a LOCUS_SPIN below the floor caps it; 0 sleeps at the first failed poll */
     setup_worker(100, 200, 1);
     assert_int_equal(lc_spin_floor(&rt.opt), LC_SPIN_FLOOR);
     setup_worker(LC_SPIN_FLOOR / 2, 200, 1);
