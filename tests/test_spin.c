@@ -10,11 +10,11 @@
  * period ends after LC_SPIN_OVERSUB_NS of the clock, whatever the count,
  * and within LOCUS_SPIN polls (unless LOCUS_SPIN is given: then the count
  * alone), and a wait at a barrier after LC_SPIN_FLOOR polls that do not
- * yield.  spin.h reads a clock of this
- * test's own (fake_ns), which moves only when a test moves it, so nothing
- * here depends on how fast this machine is or how the test thread is
- * scheduled (with the real clock, a test descheduled for a millisecond
- * between two lines saw a gap it had not made).
+ * yield.  spin.h reads a clock of this test's own (fake_ns), which moves
+ * only when a test moves it, so nothing here depends on how fast this
+ * machine is or how the test thread is scheduled (with the real clock, a
+ * test descheduled for a millisecond between two lines saw a gap it had
+ * not made).
  */
 #include <setjmp.h>
 #include <stdarg.h>
